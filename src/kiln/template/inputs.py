@@ -1,0 +1,103 @@
+"""From request-shaped inputs to a StackDefinition, in one place.
+
+A template (text, loaded document or data), an inline environment, ordered
+environment files, the files map and top-level parameters are combined exactly
+as the API will combine them: environment files merged in order, then the
+top-level parameters applied last (reference 6.3, Rec).
+Imports: kiln.core, kiln.schema, kiln.template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kiln.core.errors import KilnError
+from kiln.schema.custom import CustomConstraints
+from kiln.template.environment import Environment, merge_environment_files, parse_environment
+from kiln.template.loader import Document, load_environment
+from kiln.template.parameters import parse_parameter_schemas
+from kiln.template.stack import Limits, StackDefinition, StackIdentity
+from kiln.template.template import Template
+from kiln.template.types import ResourceTypes
+
+TemplateInput = Template | Document | Mapping[str, Any] | str | bytes
+EnvironmentInput = Document | Mapping[str, Any] | str | bytes | None
+
+
+def as_template(template: TemplateInput, name: str = "<template>") -> Template:
+    if isinstance(template, Template):
+        return template
+    if isinstance(template, Document):
+        return Template.from_document(template)
+    if isinstance(template, str | bytes):
+        return Template.load(template, name)
+    return Template.from_data(dict(template), name)
+
+
+def _environment_data(env: EnvironmentInput, name: str) -> tuple[Any, Document | None]:
+    if env is None:
+        return {}, None
+    if isinstance(env, Document):
+        return env.data, env
+    if isinstance(env, str | bytes):
+        doc = load_environment(env, name)
+        return doc.data, doc
+    return dict(env), None
+
+
+def build_environment(
+    template: Template,
+    environment: EnvironmentInput = None,
+    environment_files: Sequence[tuple[str, EnvironmentInput]] = (),
+    parameters: Mapping[str, Any] | None = None,
+) -> Environment:
+    """The stack's environment from an inline environment, files and parameters."""
+    data, doc = _environment_data(environment, "<environment>")
+    try:
+        base = parse_environment(data, name=doc.name if doc else "<environment>")
+    except KilnError as err:
+        raise err.locate(doc.source.locate) if doc else err
+    files: list[tuple[str, Any]] = []
+    docs: dict[str, Document] = {}
+    for name, env in environment_files:
+        file_data, file_doc = _environment_data(env, name)
+        files.append((name, file_data))
+        if file_doc is not None:
+            docs[name] = file_doc
+    schemas, _ = parse_parameter_schemas(template.section("parameters"), template.version)
+    types = {n: s.type for n, s in schemas.items()}
+    try:
+        return merge_environment_files(base, files, types, cli_parameters=dict(parameters or {}))
+    except KilnError as err:
+        for doc_ in docs.values():
+            err.locate(doc_.source.locate)
+        raise
+
+
+def build_stack(
+    template: TemplateInput,
+    *,
+    environment: EnvironmentInput = None,
+    environment_files: Sequence[tuple[str, EnvironmentInput]] = (),
+    files: Mapping[str, Any] | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    identity: StackIdentity | None = None,
+    types: ResourceTypes | None = None,
+    custom: CustomConstraints | None = None,
+    check_values: bool = True,
+    limits: Limits | None = None,
+) -> StackDefinition:
+    """Parse, merge and build; structural errors raise, the rest are in ``.errors``."""
+    tmpl = as_template(template)
+    env = build_environment(tmpl, environment, environment_files, parameters)
+    return StackDefinition(
+        tmpl,
+        env,
+        files or {},
+        identity=identity,
+        types=types,
+        custom=custom,
+        check_values=check_values,
+        limits=limits,
+    )

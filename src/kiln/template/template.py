@@ -1,0 +1,126 @@
+"""A loaded template: its version, its sections, and where each part came from.
+
+``Template`` checks the top level (version key, allowed sections) and gives the
+sections under canonical (HOT) names whatever the format, so the rest of the
+package need not care whether the input was HOT or CFN.
+Imports: kiln.core, kiln.template (loader, versions).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from kiln.core.errors import (
+    InvalidTemplateSection,
+    KilnError,
+    RequestLimitExceeded,
+    StackValidationFailed,
+    TemplateParseError,
+)
+from kiln.core.paths import Location, Path
+from kiln.template.loader import Document, SourceMap, load_template
+from kiln.template.versions import TemplateVersion, detect_version
+
+MAX_TEMPLATE_SIZE = 524288
+
+# Canonical section name -> CFN spelling.
+_CFN_SECTIONS = {
+    "description": "Description",
+    "parameters": "Parameters",
+    "resources": "Resources",
+    "outputs": "Outputs",
+    "conditions": "Conditions",
+    "mappings": "Mappings",
+}
+
+
+@dataclass
+class Template:
+    """A template document with its version."""
+
+    data: dict[str, Any]
+    version: TemplateVersion
+    name: str = "<template>"
+    source: SourceMap = field(default_factory=lambda: SourceMap.empty("<template>"))
+
+    @classmethod
+    def load(cls, text: str | bytes, name: str = "<template>") -> Template:
+        """Parse template text (JSON or YAML) and check its top level."""
+        return cls.from_document(load_template(text, name, max_size=MAX_TEMPLATE_SIZE))
+
+    @classmethod
+    def from_document(cls, doc: Document) -> Template:
+        data = doc.data
+        try:
+            version = detect_version(data)
+        except KilnError as err:
+            raise err.locate(doc.source.locate)
+        template = cls(data=data, version=version, name=doc.name, source=doc.source)
+        template.check_sections()
+        return template
+
+    @classmethod
+    def from_data(cls, data: Any, name: str = "<template>") -> Template:
+        """A template given as structured data (as in an API request body)."""
+        if not isinstance(data, dict):
+            raise TemplateParseError("The template is not a JSON object or YAML mapping.")
+        size = len(json.dumps(data, default=str))
+        if size > MAX_TEMPLATE_SIZE:
+            raise RequestLimitExceeded(
+                f"Request limit exceeded: Template size ({size} bytes) exceeds maximum "
+                f"allowed size ({MAX_TEMPLATE_SIZE} bytes)."
+            )
+        return cls.from_document(Document(data=data, source=SourceMap.empty(name), name=name))
+
+    # -- structure ------------------------------------------------------------
+    def check_sections(self) -> None:
+        allowed = set(self.version.sections)
+        for key in self.data:
+            if key not in allowed:
+                raise InvalidTemplateSection(
+                    f"The template section is invalid: {key}",
+                    location=self.source.locate((key,)) if isinstance(key, str) else None,
+                )
+
+    def section_key(self, canonical: str) -> str:
+        """The key this template uses for a section (``resources`` or ``Resources``)."""
+        return _CFN_SECTIONS.get(canonical, canonical) if self.version.is_cfn else canonical
+
+    def section(self, canonical: str) -> Any:
+        """A section's raw value; None when absent or null."""
+        return self.data.get(self.section_key(canonical))
+
+    def mapping_section(self, canonical: str) -> tuple[dict[str, Any], list[KilnError]]:
+        """A section that must be a mapping: (its entries, errors)."""
+        value = self.section(canonical)
+        if value is None:
+            return {}, []
+        if not isinstance(value, dict):
+            key = self.section_key(canonical)
+            return {}, [
+                StackValidationFailed(
+                    f'"{key}" must contain a map of {_ENTRY_NAMES.get(canonical, "entries")}. '
+                    f"Found a [{type(value).__name__}] instead",
+                    path=(key,),
+                )
+            ]
+        return value, []
+
+    @property
+    def description(self) -> str:
+        value = self.section("description")
+        return value if isinstance(value, str) else ""
+
+    def locate(self, path: Path) -> Location | None:
+        return self.source.locate(path)
+
+
+_ENTRY_NAMES = {
+    "resources": "resource maps",
+    "outputs": "output maps",
+    "parameters": "parameter maps",
+    "conditions": "conditions",
+    "mappings": "mappings",
+}

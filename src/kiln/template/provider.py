@@ -53,8 +53,11 @@ class ProviderResource:
 
     # -- loading ----------------------------------------------------------------
     def _load(self) -> Template | None:
-        content = self.stack.files.get(self.location)
         at = self.entry.field_path("type")
+        key = self.stack.file_key(self.location)
+        if key is not None:
+            self.location = key
+        content = None if key is None else self.stack.files[key]
         if content is None:
             self.stack.errors.append(
                 StackValidationFailed(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kiln.core.errors import KilnError
-from kiln.template.functions.base import ABSENT, Function, dependencies
+from kiln.template.functions.base import ABSENT, Function
 from kiln.template.parameters import validate_document_parameters
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def validate_document(stack: StackDefinition) -> dict[str, Any]:
 def partial_resolve(value: Any, stack: StackDefinition) -> Any:
     """Evaluate what can be evaluated now; keep calls that need live resources."""
     if isinstance(value, Function):
-        if not dependencies(value, stack):
+        if not stack.depends_on_unknown(value):
             try:
                 result = value.result(stack)
             except KilnError as err:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import urljoin
 
 from kiln.core.errors import (
     KilnError,
@@ -28,7 +29,8 @@ from kiln.graph.dag import Graph
 from kiln.schema.custom import CustomConstraints
 from kiln.template.conditions import Conditions
 from kiln.template.environment import Environment
-from kiln.template.functions.base import Parser, resolve_top
+from kiln.template.functions.base import Parser, dependencies, iter_functions, resolve_top
+from kiln.template.functions.references import GetParam, Ref
 from kiln.template.outputs import OutputDefinition, OutputValue, parse_outputs, resolve_output
 from kiln.template.parameter_groups import validate_parameter_groups
 from kiln.template.parameters import (
@@ -278,8 +280,29 @@ class StackDefinition:
         return f"The Referenced Attribute ({name} {attribute}) is incorrect."
 
     def file_content(self, key: str) -> str | None:
-        content = self.files.get(key)
+        content = self.lookup_file(key)
         return content if isinstance(content, str) else None
+
+    def lookup_file(self, key: str) -> Any:
+        """The files-map entry for ``key``: exactly, else relative to this template's URL.
+
+        The fallback is a Kiln extension: it lets a client upload nested
+        templates verbatim (so errors keep their line:col) instead of
+        rewriting every relative reference inside them, as heatclient does.
+        """
+        found = self.file_key(key)
+        return None if found is None else self.files[found]
+
+    def file_key(self, key: str) -> str | None:
+        """The key under which ``key`` is found in the files map (see lookup_file)."""
+        if key in self.files:
+            return key
+        base = self.template.name
+        if "://" in base and "://" not in key:
+            joined = urljoin(base, key)
+            if joined in self.files:
+                return joined
+        return None
 
     def condition(self, name: str) -> bool:
         return self.conditions.value(name)
@@ -300,6 +323,24 @@ class StackDefinition:
             raise StackValidationFailed(f'Mapping "{name}" has no entry [{key}][{value}]') from None
 
     # -- resolution helpers ----------------------------------------------------
+    def depends_on_unknown(self, parsed: Any) -> bool:
+        """Whether a parsed value needs something not known yet.
+
+        That is a resource (before creation), or a parameter that is declared
+        but has no value (validation without value checking tolerates those).
+        """
+        if dependencies(parsed, self):
+            return True
+        missing = set(self.parameter_schemas) - set(self.parameter_values)
+        if not missing:
+            return False
+        for fn in iter_functions(parsed):
+            if isinstance(fn, GetParam | Ref):
+                name = fn.args[0] if isinstance(fn.args, list) and fn.args else fn.args
+                if isinstance(name, str) and name in missing:
+                    return True
+        return False
+
     def resolve(self, value: Any) -> Any:
         return resolve_top(value, self)
 

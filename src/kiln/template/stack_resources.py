@@ -289,7 +289,7 @@ class ResourceBuilder:
         values: dict[str, Any] = {}
         unknown: list[str] = []
         for key, value in parsed.items():
-            if dependencies(value, self.stack):
+            if self.stack.depends_on_unknown(value):
                 unknown.append(key)
                 continue
             try:
@@ -302,8 +302,8 @@ class ResourceBuilder:
                 continue
             if resolved is not ABSENT:
                 values[key] = resolved
-        for err in typed.validate_properties(values, unknown):
-            self._error(err.within(*at).with_category(PROPERTY_ERROR))
+        for problem in typed.validate_properties(values, unknown):
+            self._error(problem.within(*at).with_category(PROPERTY_ERROR))
 
     # -- step 3: the graph -----------------------------------------------------
     def graph(self) -> Graph[str]:

@@ -147,10 +147,10 @@ class TemplateVersion:
     @property
     def resource_keys(self) -> tuple[str, ...]:
         if self.is_hot:
-            extra = ("external_id", "condition") if self.has_conditions else ()
-            return HOT_BASE_RESOURCE_KEYS + extra
-        extra = ("Condition",) if self.has_conditions else ()
-        return CFN_RESOURCE_KEYS + extra
+            hot_extra: tuple[str, ...] = ("external_id", "condition")
+            return HOT_BASE_RESOURCE_KEYS + (hot_extra if self.has_conditions else ())
+        cfn_extra: tuple[str, ...] = ("Condition",)
+        return CFN_RESOURCE_KEYS + (cfn_extra if self.has_conditions else ())
 
     @property
     def output_keys(self) -> tuple[str, ...]:

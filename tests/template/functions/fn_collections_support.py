@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -68,6 +68,11 @@ class Ctx:
             raise StackValidationFailed(f"No mapping {name}.{key}.{value}") from None
 
 
+def stub_context() -> FunctionContext:
+    """A fresh :class:`Ctx`, typed as what functions receive."""
+    return cast(FunctionContext, Ctx())
+
+
 TABLE = {
     "repeat": FunctionSpec.of(Repeat),
     "map_merge": FunctionSpec.of(MapMerge),
@@ -98,18 +103,18 @@ def parse(data: Any, version: str = LATEST, key: str = HOT_KEY) -> Any:
 
 def ev(data: Any, version: str = LATEST, key: str = HOT_KEY) -> Any:
     """Parse and resolve ``data`` as an output value."""
-    return resolve_top(parse(data, version, key), Ctx())
+    return resolve_top(parse(data, version, key), stub_context())
 
 
 def validate(data: Any, version: str = LATEST) -> list[KilnError]:
-    return validate_functions(parse(data, version), Ctx())
+    return validate_functions(parse(data, version), stub_context())
 
 
 def fails(data: Any, message: str, version: str = LATEST, key: str = HOT_KEY) -> KilnError:
     """Parsing succeeds and resolution raises with ``message``."""
     parsed = parse(data, version, key)
     with pytest.raises(StackValidationFailed) as info:
-        resolve_top(parsed, Ctx())
+        resolve_top(parsed, stub_context())
     assert message in info.value.message
     return info.value
 

@@ -148,7 +148,13 @@ def test_repeat_unequal_lengths_without_permutations_f13() -> None:
 
 def test_repeat_null_list_zipped_with_a_full_one_is_unequal() -> None:
     fails(
-        {"repeat": {"template": "x", "for_each": {"%a%": None, "%b%": ["1"]}, "permutations": False}},
+        {
+            "repeat": {
+                "template": "x",
+                "for_each": {"%a%": None, "%b%": ["1"]},
+                "permutations": False,
+            }
+        },
         "the length of for_each values should be equal",
     )
 
@@ -315,11 +321,7 @@ def test_repeat_permutations_from_2017_09_01(version: str) -> None:
         ({"map_merge": {"not_yet": 1}}, {}),
         ({"map_merge": [{"not_yet": 1}, {"echo": {"c": 3}}]}, {"c": 3}),
         (
-            {
-                "map_merge": {
-                    "repeat": {"template": {"%k%": "v"}, "for_each": {"%k%": ["a", "b"]}}
-                }
-            },
+            {"map_merge": {"repeat": {"template": {"%k%": "v"}, "for_each": {"%k%": ["a", "b"]}}}},
             {"a": "v", "b": "v"},
         ),
     ],
@@ -353,7 +355,12 @@ def test_map_merge_errors(data: Any, message: str) -> None:
     ("data", "expected"),
     [
         (  # F16 "r"
-            {"map_replace": [{"k1": "v1", "k2": "v2"}, {"keys": {"k1": "K1"}, "values": {"v2": "V2"}}]},
+            {
+                "map_replace": [
+                    {"k1": "v1", "k2": "v2"},
+                    {"keys": {"k1": "K1"}, "values": {"v2": "V2"}},
+                ]
+            },
             {"K1": "v1", "k2": "V2"},
         ),
         ({"map_replace": [{"a": 1, "b": [1]}, {"values": {1: "one"}}]}, {"a": "one", "b": [1]}),
@@ -664,7 +671,12 @@ def test_find_in_map() -> None:
 
 
 def test_find_in_map_missing_entry_is_a_validation_error_quirk_15() -> None:
-    err = fails({"Fn::FindInMap": ["RegionMap", "eu-west-1", "AMI"]}, "No mapping", "2012-12-12", HEAT_CFN_KEY)
+    err = fails(
+        {"Fn::FindInMap": ["RegionMap", "eu-west-1", "AMI"]},
+        "No mapping",
+        "2012-12-12",
+        HEAT_CFN_KEY,
+    )
     assert err.path == (*PATH, "Fn::FindInMap")
 
 
@@ -676,7 +688,9 @@ def test_find_in_map_shape_errors(args: Any) -> None:
 
 
 def test_find_in_map_parts_must_be_strings() -> None:
-    fails({"Fn::FindInMap": ["RegionMap", 1, "AMI"]}, 'Arguments to "Fn::FindInMap" must be strings')
+    fails(
+        {"Fn::FindInMap": ["RegionMap", 1, "AMI"]}, 'Arguments to "Fn::FindInMap" must be strings'
+    )
     fails({"Fn::FindInMap": {"echo": ["RegionMap"]}}, "must be of the form")
 
 

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from fn_collections_support import PATH, Ctx, ev, fails, parse, parse_fails, validate
+from fn_collections_support import PATH, ev, fails, parse, parse_fails, stub_context, validate
 
 from kiln.core.errors import StackValidationFailed
 from kiln.template.functions import yaql_function as yq
@@ -52,6 +52,10 @@ def test_heat_limits() -> None:
         ({"yaql": {"expression": "pow(3, 100000000000000, 1000000007)"}}, 745771538),
         ({"yaql": {"expression": "shiftBitsLeft(8, 2)"}}, 32),
         ({"yaql": {"expression": "shiftBitsRight(8, 2)"}}, 2),
+        ({"yaql": {"expression": "[1, 2] * 2"}}, [1, 2, 1, 2]),
+        ({"yaql": {"expression": "2 * [1]"}}, [1, 1]),
+        ({"yaql": {"expression": "'ab' * 2"}}, "abab"),
+        ({"yaql": {"expression": "2 * 3"}}, 6),
     ],
 )
 def test_yaql(data: Any, expected: Any) -> None:
@@ -159,18 +163,23 @@ def test_yaql_runtime_errors_become_validation_errors(expression: str, message: 
         ("range(0, 1000000000000).select($ * 2).len()", "Collection length exceeds 200 elements"),
         ("range(0, 100000000000).len()", "The yaql expression was stopped"),
         ("sequence().len()", "The yaql expression was stopped"),
-        ("repeat(1).len()", "The yaql expression was stopped"),
+        ("1.repeat().len()", "The yaql expression was stopped"),
         (
             "range(0, 199).select(range(0, 199).select($).sum()).sum()",
             "The yaql expression was stopped",
         ),
         ("'ab' * 100000000", "Expression consumed too much memory"),
-        ("list(1, 2) * 100000000", "Expression consumed too much memory"),
+        ("[1, 2] * 100000000", "Expression consumed too much memory"),
+        ("100000000 * [1, 2]", "Expression consumed too much memory"),
+        ("100000000 * 'ab'", "Expression consumed too much memory"),
         ("let(x => 'a' * 5000) -> $x.replace('a', $x)", "Expression consumed too much memory"),
         ("pow(3, 100000000)", "Expression consumed too much memory"),
         ("pow(10, 100000)", "Expression consumed too much memory"),
         ("shiftBitsLeft(1, 100000000000)", "Expression consumed too much memory"),
-        ("pow(pow(7, 9000), pow(7, 9000) - 1, pow(3, 9000) + 2)", "The yaql expression was stopped"),
+        (
+            "pow(pow(7, 9000), pow(7, 9000) - 1, pow(3, 9000) + 2)",
+            "The yaql expression was stopped",
+        ),
     ],
 )
 def test_yaql_hostile_expressions_fail_fast(expression: str, message: str) -> None:
@@ -257,8 +266,10 @@ def test_yaql_parallel_evaluations() -> None:
 def test_yaql_as_a_condition_function(value: int, expected: bool) -> None:
     table = {"yaql": FunctionSpec.of(yq.Yaql)}
     parser = Parser(get_version("2017-09-01"), table, table).in_condition_context()
-    parsed = parser.parse({"yaql": {"expression": "$.data > 2", "data": value}}, ("conditions", "c"))
-    assert resolve_top(parsed, Ctx()) is expected
+    parsed = parser.parse(
+        {"yaql": {"expression": "$.data > 2", "data": value}}, ("conditions", "c")
+    )
+    assert resolve_top(parsed, stub_context()) is expected
 
 
 def test_yaql_parse_result_is_a_yaql_call() -> None:

@@ -4,8 +4,9 @@ One yaql engine and one standard context are built per process, lazily, with
 Heat's limits (``LIMIT_ITERATORS``, ``MEMORY_QUOTA``). Because those limits do
 not bound the *work* an expression does (``range(0, 10**11).len()`` loops in
 plain Python), each evaluation also runs under a step and time budget enforced
-by a trace hook, a few library functions whose single C-level call could run
-unbounded (``pow``, ``shiftBitsLeft``) are shadowed by guarded versions, and the
+by a trace hook, the library functions whose single C-level call could run or
+allocate without bound (``pow``, ``shiftBitsLeft``, sequence ``*``) are shadowed
+by guarded versions, and the
 result is converted to plain JSON-like data under a size bound. Every failure
 becomes a ``StackValidationFailed``. Imports: stdlib, yaql, kiln.core,
 kiln.template.functions.base.
@@ -44,7 +45,7 @@ MEMORY_QUOTA = 10000
 # (about 4 million per second here, ~3800 per lambda call), so the step limit
 # is the deterministic bound and the time limit a backstop for slow steps.
 MAX_EVALUATION_STEPS = 4_000_000
-MAX_EVALUATION_SECONDS = 2.0
+MAX_EVALUATION_SECONDS = 1.0
 MAX_RESULT_ITEMS = 100_000
 MAX_RESULT_CHARS = 1_000_000
 
@@ -85,7 +86,7 @@ def _engine() -> tuple[Any, Any]:
 
 
 def _register_guards(context: Any) -> None:
-    """Shadow library functions whose one C-level call could run without bound."""
+    """Shadow library functions whose one C-level call could run or allocate without bound."""
     from yaql.language import exceptions, specs, yaqltypes
 
     def guarded_pow(a: Any, b: Any, c: Any = None) -> Any:
@@ -103,6 +104,15 @@ def _register_guards(context: Any) -> None:
             raise exceptions.MemoryQuotaExceededException()
         return value << bits_number
 
+    def guarded_repeat_sequence(left: Any, right: int) -> Any:
+        # The library's own estimate lets e.g. [1, 2] * 10**8 through to allocate.
+        if right > 0 and 8 * len(left) * right > MEMORY_QUOTA:
+            raise exceptions.MemoryQuotaExceededException()
+        return left * right
+
+    def guarded_repeat_sequence_reversed(left: int, right: Any) -> Any:
+        return guarded_repeat_sequence(right, left)
+
     number = yaqltypes.Number
     pow_spec = specs.parameter("a", number())(guarded_pow)
     pow_spec = specs.parameter("b", number())(pow_spec)
@@ -111,6 +121,12 @@ def _register_guards(context: Any) -> None:
     shift_spec = specs.parameter("value", int)(guarded_shift_left)
     shift_spec = specs.parameter("bits_number", int)(shift_spec)
     context.register_function(specs.name("shiftBitsLeft")(shift_spec))
+    times_spec = specs.parameter("left", yaqltypes.Sequence())(guarded_repeat_sequence)
+    times_spec = specs.parameter("right", int)(times_spec)
+    context.register_function(specs.name("#operator_*")(times_spec))
+    times_spec = specs.parameter("left", int)(guarded_repeat_sequence_reversed)
+    times_spec = specs.parameter("right", yaqltypes.Sequence())(times_spec)
+    context.register_function(specs.name("#operator_*")(times_spec))
 
 
 def _modular_pow(base: int, exponent: int, modulus: int) -> int:
@@ -146,23 +162,30 @@ class _BudgetExhausted(BaseException):
 class _Budget:
     """Counts trace events of one evaluation and stops it when a bound is passed."""
 
-    __slots__ = ("deadline", "reason", "steps")
+    __slots__ = ("armed", "deadline", "reason", "steps")
 
     def __init__(self) -> None:
         self.steps = 0
         self.deadline = time.monotonic() + MAX_EVALUATION_SECONDS
         self.reason: str | None = None
+        self.armed = True
 
     def trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         self.steps += 1
         if self.steps % _CHECK_EVERY == 0:
-            if self.steps > MAX_EVALUATION_STEPS:
-                self.reason = f"more than {MAX_EVALUATION_STEPS} steps"
-            elif time.monotonic() > self.deadline:
-                self.reason = f"more than {MAX_EVALUATION_SECONDS:g} seconds"
-            if self.reason is not None:
-                raise _BudgetExhausted
+            self._check()
         return self.trace
+
+    def _check(self) -> None:
+        # A generator left over from the evaluation may still carry this hook.
+        if not self.armed:
+            return
+        if self.steps > MAX_EVALUATION_STEPS:
+            self.reason = f"more than {MAX_EVALUATION_STEPS} steps"
+        elif time.monotonic() > self.deadline:
+            self.reason = f"more than {MAX_EVALUATION_SECONDS:g} seconds"
+        if self.reason is not None:
+            raise _BudgetExhausted
 
     def message(self) -> str:
         return f"The yaql expression was stopped: its evaluation took {self.reason}"
@@ -189,6 +212,7 @@ def evaluate_expression(statement: Any, data: Any) -> Any:
             raise YaqlError(budget.message()) from None
         raise YaqlError(_describe(exc)) from None
     finally:
+        budget.armed = False
         sys.settrace(previous)
 
 

@@ -40,7 +40,8 @@ def test_corpus_template(entry: dict[str, Any]) -> None:
         local.template,
         environment_files=local.environments,
         files=local.files,
-        check_values=False,
+        check_values=True,
+        allow_missing=True,
     )
     assert not stack.errors, "\n".join(f"{e.location}: {e.full_message}" for e in stack.errors)
     order = stack.creation_order()

@@ -109,7 +109,7 @@ def sometimes(strategy: st.SearchStrategy[str], one_in: int) -> st.SearchStrateg
     return st.integers(1, one_in).flatmap(lambda n: strategy if n == 1 else st.none())
 
 
-decoration = st.tuples(sometimes(st.sampled_from(TAGS), 20), sometimes(st.sampled_from(NAMES), 3))
+decoration = st.tuples(sometimes(st.sampled_from(TAGS), 40), sometimes(st.sampled_from(NAMES), 3))
 scalar_text = st.one_of(st.sampled_from(SCALARS), sometimes(st.sampled_from(["<<", "="]), 10))
 scalar = st.tuples(st.just("scalar"), scalar_text.map(lambda s: s or ""), decoration)
 alias = st.tuples(st.just("alias"), st.sampled_from(NAMES), st.just((None, None)))
@@ -117,7 +117,7 @@ leaf = st.one_of(scalar, scalar, scalar, alias)
 
 
 def containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    keys = st.one_of(scalar, scalar, scalar, children)  # mostly hashable
+    keys = st.one_of(scalar, scalar, scalar, scalar, scalar, alias, children)  # mostly hashable
     return st.one_of(
         st.tuples(st.just("seq"), st.lists(children, max_size=4), decoration),
         st.tuples(st.just("map"), st.lists(st.tuples(keys, children), max_size=4), decoration),
@@ -125,7 +125,7 @@ def containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 nodes = st.recursive(leaf, containers, max_leaves=25)
-entries = st.lists(st.tuples(st.one_of(scalar, scalar, nodes), nodes), max_size=5)
+entries = st.lists(st.tuples(st.one_of(scalar, scalar, scalar, nodes), nodes), max_size=5)
 
 
 def render(node: Any) -> str:

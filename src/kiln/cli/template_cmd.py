@@ -71,7 +71,8 @@ def _load(
         files=local.files,
         parameters=_parse_parameters(parameters),
         identity=StackIdentity(name="stack"),
-        check_values=False,
+        check_values=True,
+        allow_missing=True,
     )
     return stack, local
 

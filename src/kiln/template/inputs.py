@@ -25,14 +25,16 @@ TemplateInput = Template | Document | Mapping[str, Any] | str | bytes
 EnvironmentInput = Document | Mapping[str, Any] | str | bytes | None
 
 
-def as_template(template: TemplateInput, name: str = "<template>") -> Template:
+def as_template(
+    template: TemplateInput, name: str = "<template>", *, max_size: int | None = None
+) -> Template:
     if isinstance(template, Template):
         return template
     if isinstance(template, Document):
         return Template.from_document(template)
     if isinstance(template, str | bytes):
-        return Template.load(template, name)
-    return Template.from_data(dict(template), name)
+        return Template.load(template, name, max_size=max_size)
+    return Template.from_data(dict(template), name, max_size=max_size)
 
 
 def _environment_data(env: EnvironmentInput, name: str) -> tuple[Any, Document | None]:
@@ -86,10 +88,11 @@ def build_stack(
     types: ResourceTypes | None = None,
     custom: CustomConstraints | None = None,
     check_values: bool = True,
+    allow_missing: bool = False,
     limits: Limits | None = None,
 ) -> StackDefinition:
     """Parse, merge and build; structural errors raise, the rest are in ``.errors``."""
-    tmpl = as_template(template)
+    tmpl = as_template(template, max_size=limits.max_template_size if limits else None)
     env = build_environment(tmpl, environment, environment_files, parameters)
     return StackDefinition(
         tmpl,
@@ -99,5 +102,6 @@ def build_stack(
         types=types,
         custom=custom,
         check_values=check_values,
+        allow_missing=allow_missing,
         limits=limits,
     )

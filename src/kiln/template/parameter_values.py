@@ -39,6 +39,7 @@ def resolve_parameter_values(
     *,
     check_values: bool,
     custom: CustomConstraints | None = None,
+    allow_missing: bool = False,
 ) -> tuple[dict[str, Any], list[KilnError]]:
     """Typed values of every parameter that has one, and the errors found.
 
@@ -50,6 +51,8 @@ def resolve_parameter_values(
     checked against the constraints (custom ones only when ``custom`` is given;
     template defaults only against custom ones, the rest being checked when the
     declaration is parsed). A value failing a constraint is still returned.
+    ``allow_missing`` tolerates parameters without a value even when values are
+    checked (offline validation: check what is given, as a later create would).
     """
     errors: list[KilnError] = []
     for name in user_values:
@@ -64,7 +67,7 @@ def resolve_parameter_values(
     for name, schema in schemas.items():
         raw, source = _effective_raw(schema, user_values, env_defaults)
         if source is None:
-            if check_values:
+            if check_values and not allow_missing:
                 errors.append(
                     UserParameterMissing(
                         f"The Parameter ({name}) was not provided.", path=schema.path

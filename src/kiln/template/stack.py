@@ -96,6 +96,7 @@ class StackDefinition:
         types: ResourceTypes | None = None,
         custom: CustomConstraints | None = None,
         check_values: bool = True,
+        allow_missing: bool = False,
         state: ResourceState | None = None,
         facade: Facade | None = None,
         depth: int = 0,
@@ -112,6 +113,7 @@ class StackDefinition:
         self.types: ResourceTypes = types if types is not None else UncheckedTypes()
         self.custom = custom if custom is not None else CustomConstraints.offline()
         self.check_values = check_values
+        self.allow_missing = allow_missing
         self.state = state
         self.facade_values = facade
         self.depth = depth
@@ -162,6 +164,7 @@ class StackDefinition:
             self.environment.parameter_defaults,
             check_values=self.check_values,
             custom=self.custom,
+            allow_missing=self.allow_missing,
         )
         self.errors.extend(errors)
         self.parameter_values = values

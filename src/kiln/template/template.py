@@ -46,9 +46,12 @@ class Template:
     source: SourceMap = field(default_factory=lambda: SourceMap.empty("<template>"))
 
     @classmethod
-    def load(cls, text: str | bytes, name: str = "<template>") -> Template:
+    def load(
+        cls, text: str | bytes, name: str = "<template>", *, max_size: int | None = None
+    ) -> Template:
         """Parse template text (JSON or YAML) and check its top level."""
-        return cls.from_document(load_template(text, name, max_size=MAX_TEMPLATE_SIZE))
+        limit = MAX_TEMPLATE_SIZE if max_size is None else max_size
+        return cls.from_document(load_template(text, name, max_size=limit))
 
     @classmethod
     def from_document(cls, doc: Document) -> Template:
@@ -62,15 +65,18 @@ class Template:
         return template
 
     @classmethod
-    def from_data(cls, data: Any, name: str = "<template>") -> Template:
+    def from_data(
+        cls, data: Any, name: str = "<template>", *, max_size: int | None = None
+    ) -> Template:
         """A template given as structured data (as in an API request body)."""
         if not isinstance(data, dict):
             raise TemplateParseError("The template is not a JSON object or YAML mapping.")
+        limit = MAX_TEMPLATE_SIZE if max_size is None else max_size
         size = len(json.dumps(data, default=str))
-        if size > MAX_TEMPLATE_SIZE:
+        if size > limit:
             raise RequestLimitExceeded(
                 f"Request limit exceeded: Template size ({size} bytes) exceeds maximum "
-                f"allowed size ({MAX_TEMPLATE_SIZE} bytes)."
+                f"allowed size ({limit} bytes)."
             )
         return cls.from_document(Document(data=data, source=SourceMap.empty(name), name=name))
 

@@ -703,3 +703,30 @@ def test_parse_keeps_function_objects_for_later() -> None:
     parsed = parse({"list_concat": [["a"], {"not_yet": 1}]})
     assert type(parsed).__name__ == "ListConcat"
     assert parsed.path == (*PATH, "list_concat")
+
+
+# -- conformance cases -----------------------------------------------------------------------------
+
+
+def test_conformance_f16_f20_outputs() -> None:
+    outputs = {
+        "m": {"map_merge": [{"a": {"x": 1}, "b": 2}, None, {"a": {"y": 2}}]},
+        "r": {
+            "map_replace": [
+                {"k1": "v1", "k2": "v2"},
+                {"keys": {"k1": "K1"}, "values": {"v2": "V2"}},
+            ]
+        },
+        "f": {"filter": [[None], [1, None, 2]]},
+        "c": {"list_concat": [["a", "b"], None, ["c"]]},
+        "u": {"list_concat_unique": [["a", "b"], ["b", "c", "a"]]},
+        "in": {"contains": ["ell", "hello"]},
+    }
+    assert {name: ev(value) for name, value in outputs.items()} == {
+        "m": {"a": {"y": 2}, "b": 2},
+        "r": {"K1": "v1", "k2": "V2"},
+        "f": [1, 2],
+        "c": ["a", "b", "c"],
+        "u": ["a", "b", "c"],
+        "in": True,
+    }

@@ -102,7 +102,7 @@ class MapReplace(_Collection):
         if not isinstance(source, dict) or not isinstance(spec, dict):
             raise self.error(
                 'Incorrect arguments: to "map_replace", arguments must be a list of maps. '
-                f"{_json(args)} is not"
+                f"Found {_json(args)}"
             )
         if set(spec) - {"keys", "values"}:
             raise self.error(self._USAGE)

@@ -6,9 +6,8 @@ not bound the *work* an expression does (``range(0, 10**11).len()`` loops in
 plain Python), each evaluation also runs under a step and time budget enforced
 by a trace hook, the library functions whose single C-level call could run or
 allocate without bound (``pow``, ``shiftBitsLeft``, sequence ``*``) are shadowed
-by guarded versions, and the
-result is converted to plain JSON-like data under a size bound. Every failure
-becomes a ``StackValidationFailed``. Imports: stdlib, yaql, kiln.core,
+by guarded versions, and the result is converted to plain JSON-like data under a
+size bound. Every failure becomes a ``StackValidationFailed``. Imports: stdlib, yaql, kiln.core,
 kiln.template.functions.base.
 """
 
@@ -92,7 +91,8 @@ def _register_guards(context: Any) -> None:
     def guarded_pow(a: Any, b: Any, c: Any = None) -> Any:
         both_int = isinstance(a, int) and isinstance(b, int)
         if c is None:
-            if both_int and b > 0 and a.bit_length() * b > _MAX_INT_BITS:
+            # |a| >= 2**(bits - 1), so the result has at least (bits - 1) * b bits
+            if both_int and b > 0 and (a.bit_length() - 1) * b > _MAX_INT_BITS:
                 raise exceptions.MemoryQuotaExceededException()
             return pow(a, b)
         if both_int and isinstance(c, int) and b > 0 and c != 0:

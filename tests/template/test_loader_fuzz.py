@@ -142,21 +142,25 @@ def render(node: Any) -> str:
     return prefix + "{" + ", ".join(f"? {render(k)} : {render(v)}" for k, v in body) + "}"
 
 
-def render_document(style: str, entries: list[tuple[Any, Any]]) -> str:
+# Anchors every alias can refer to, so that not every document fails on "undefined alias".
+PREDEFINED = "_defs: [&a yes, &b [1, {k: v}], &c {x: [y]}, &d 2016-10-14]\n"
+
+
+def render_document(style: str, entries: list[tuple[Any, Any]], predefine: bool) -> str:
     if style == "block-map":
-        return "".join(f"{render(k)} : {render(v)}\n" for k, v in entries)
+        text = "".join(f"{render(k)} : {render(v)}\n" for k, v in entries)
+        return PREDEFINED + text if predefine else text
     if style == "block-seq":
         return "".join(f"- {render(v)}\n" for _, v in entries)
     return render(("map", entries, (None, None)))
 
 
 @FUZZ
-@given(
-    st.sampled_from(["block-map", "block-seq", "flow"]),
-    entries,
-)
-def test_random_yaml_with_anchors_aliases_and_tags(style: str, entries: list[Any]) -> None:
-    check(render_document(style, entries))
+@given(st.sampled_from(["block-map", "block-seq", "flow"]), entries, st.booleans())
+def test_random_yaml_with_anchors_aliases_and_tags(
+    style: str, entries: list[Any], predefine: bool
+) -> None:
+    check(render_document(style, entries, predefine))
 
 
 @FEWER

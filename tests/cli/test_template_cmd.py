@@ -10,9 +10,9 @@ import sys
 import pytest
 import yaml
 from click.testing import CliRunner
-from tests_support import REPO
 
 from kiln.cli.main import cli
+from tests_support import REPO
 
 EXAMPLE = REPO / "examples" / "quickstart.yaml"
 EXAMPLE_ENV = REPO / "examples" / "quickstart-env.yaml"
@@ -41,14 +41,18 @@ def test_validate_quickstart_prints_heat_validate_document() -> None:
 
 
 def test_validate_json_format() -> None:
-    code, out = run("template", "validate", str(EXAMPLE), "-e", str(EXAMPLE_ENV),
-                    "--format", "json")
+    code, out = run(
+        "template", "validate", str(EXAMPLE), "-e", str(EXAMPLE_ENV), "--format", "json"
+    )
     assert code == 0
     assert json.loads(out)["Parameters"]["environment"]["AllowedValues"] == ["dev", "prod"]
 
 
 def test_validate_reports_every_error_with_location(tmp_path: pathlib.Path) -> None:
-    template = write(tmp_path, "bad.yaml", """\
+    template = write(
+        tmp_path,
+        "bad.yaml",
+        """\
 heat_template_version: 2021-04-16
 parameters:
   size: {type: number, default: 11, constraints: [{range: {min: 1, max: 10}}]}
@@ -62,7 +66,8 @@ resources:
     depends_on: [nowhere]
 outputs:
   o: {description: no value}
-""")
+""",
+    )
     code, out = run("template", "validate", str(template))
     assert code == 1
     lines = [line for line in out.splitlines() if line.strip()]
@@ -82,12 +87,16 @@ def test_validate_errors_as_json(tmp_path: pathlib.Path) -> None:
 
 
 def test_parameters_on_the_command_line_win(tmp_path: pathlib.Path) -> None:
-    template = write(tmp_path, "t.yaml", """\
+    template = write(
+        tmp_path,
+        "t.yaml",
+        """\
 heat_template_version: 2021-04-16
 parameters:
   a: {type: string}
   b: {type: number, default: 1}
-""")
+""",
+    )
     env = write(tmp_path, "env.yaml", "parameters: {a: from-env, b: 2}\n")
     code, out = run("template", "validate", str(template), "-e", str(env), "-P", "a=cli;b=5")
     assert code == 0, out
@@ -97,11 +106,15 @@ parameters:
 
 
 def test_bad_parameter_value_is_an_error(tmp_path: pathlib.Path) -> None:
-    template = write(tmp_path, "t.yaml", """\
+    template = write(
+        tmp_path,
+        "t.yaml",
+        """\
 heat_template_version: 2021-04-16
 parameters:
   n: {type: number, constraints: [{range: {max: 3}}]}
-""")
+""",
+    )
     code, out = run("template", "validate", str(template), "-P", "n=9")
     assert code == 1
     assert "Parameter 'n' is invalid" in out
@@ -109,7 +122,10 @@ parameters:
 
 def test_local_files_are_read_relative_to_the_file_naming_them(tmp_path: pathlib.Path) -> None:
     write(tmp_path, "lib/script.sh", "echo hi\n")
-    write(tmp_path, "lib/inner.yaml", """\
+    write(
+        tmp_path,
+        "lib/inner.yaml",
+        """\
 heat_template_version: 2021-04-16
 parameters:
   msg: {type: string}
@@ -117,15 +133,19 @@ resources:
   v: {type: OS::Heat::Value, properties: {value: {get_file: script.sh}}}
 outputs:
   script: {value: {get_attr: [v, value]}}
-""")
-    template = write(tmp_path, "top.yaml", """\
+""",
+    )
+    template = write(
+        tmp_path,
+        "top.yaml",
+        """\
 heat_template_version: 2021-04-16
 resources:
   direct: {type: lib/inner.yaml, properties: {msg: a}}
   mapped: {type: My::Inner, properties: {msg: b}}
-""")
-    env = write(tmp_path, "env/prod.yaml",
-                "resource_registry:\n  My::Inner: ../lib/inner.yaml\n")
+""",
+    )
+    env = write(tmp_path, "env/prod.yaml", "resource_registry:\n  My::Inner: ../lib/inner.yaml\n")
     code, out = run("template", "resolve", str(template), "-e", str(env))
     assert code == 0, out
     resolved = yaml.safe_load(out)
@@ -137,19 +157,27 @@ resources:
 
 
 def test_nested_template_errors_point_into_the_nested_file(tmp_path: pathlib.Path) -> None:
-    write(tmp_path, "inner.yaml", """\
+    write(
+        tmp_path,
+        "inner.yaml",
+        """\
 heat_template_version: 2021-04-16
 resources:
   v:
     type: OS::Heat::Value
     properties:
       value: {get_param: missing}
-""")
-    template = write(tmp_path, "top.yaml", """\
+""",
+    )
+    template = write(
+        tmp_path,
+        "top.yaml",
+        """\
 heat_template_version: 2021-04-16
 resources:
   n: {type: inner.yaml}
-""")
+""",
+    )
     code, out = run("template", "validate", str(template))
     assert code == 1
     assert "inner.yaml:6:" in out
@@ -170,13 +198,13 @@ def test_resolve_keeps_calls_that_need_resources() -> None:
 
 
 def test_graph_text_and_dot() -> None:
-    code, out = run("template", "graph", str(EXAMPLE), "-e", str(EXAMPLE_ENV), "-P",
-                    "environment=prod")
+    code, out = run(
+        "template", "graph", str(EXAMPLE), "-e", str(EXAMPLE_ENV), "-P", "environment=prod"
+    )
     assert code == 0, out
     assert "config <- admin_password" in out
     assert "audit <- config" in out
-    code, out = run("template", "graph", str(EXAMPLE), "-e", str(EXAMPLE_ENV),
-                    "--format", "dot")
+    code, out = run("template", "graph", str(EXAMPLE), "-e", str(EXAMPLE_ENV), "--format", "dot")
     assert code == 0
     assert out.startswith("digraph")
     assert '"config" -> "admin_password"' in out
@@ -193,7 +221,9 @@ def test_graph_text_and_dot() -> None:
 )
 def test_exit_status_of_the_installed_command(args: list[str], status: int) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "kiln.cli.main", *args], capture_output=True, text=True,
+        [sys.executable, "-m", "kiln.cli.main", *args],
+        capture_output=True,
+        text=True,
         check=False,
     )
     assert proc.returncode == status, proc.stdout + proc.stderr

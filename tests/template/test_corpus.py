@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 import yaml
-from tests_support import CORPUS
 
 from kiln.cli.local_files import read_local_input
 from kiln.template.inputs import build_stack
 from kiln.template.report import resolved_outputs, resolved_resources
+from tests_support import CORPUS
 
 MANIFEST = yaml.safe_load((CORPUS / "MANIFEST.yaml").read_text())
 TEMPLATES: list[dict[str, Any]] = MANIFEST["templates"]

@@ -104,20 +104,25 @@ TAGS = [
 NAMES = ["a", "b", "c", "d"]
 
 
-def sometimes(strategy: st.SearchStrategy[str], one_in: int) -> st.SearchStrategy[str | None]:
-    """``strategy`` about once in ``one_in`` draws, else None (most nodes are plain)."""
-    return st.integers(1, one_in).flatmap(lambda n: strategy if n == 1 else st.none())
+NOTHING = st.none()
 
 
-decoration = st.tuples(sometimes(st.sampled_from(TAGS), 40), sometimes(st.sampled_from(NAMES), 3))
-scalar_text = st.one_of(st.sampled_from(SCALARS), sometimes(st.sampled_from(["<<", "="]), 10))
-scalar = st.tuples(st.just("scalar"), scalar_text.map(lambda s: s or ""), decoration)
+def rarely(
+    strategy: st.SearchStrategy[Any], one_in: int, otherwise: st.SearchStrategy[Any] = NOTHING
+) -> st.SearchStrategy[Any]:
+    """``strategy`` about once in ``one_in`` draws, else ``otherwise``."""
+    return st.integers(1, one_in).flatmap(lambda n: strategy if n == 1 else otherwise)
+
+
+decoration = st.tuples(rarely(st.sampled_from(TAGS), 40), rarely(st.sampled_from(NAMES), 3))
+scalar_text = rarely(st.sampled_from(["<<", "="]), 30, otherwise=st.sampled_from(SCALARS))
+scalar = st.tuples(st.just("scalar"), scalar_text, decoration)
 alias = st.tuples(st.just("alias"), st.sampled_from(NAMES), st.just((None, None)))
 leaf = st.one_of(scalar, scalar, scalar, alias)
 
 
 def containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    keys = st.one_of(scalar, scalar, scalar, scalar, scalar, alias, children)  # mostly hashable
+    keys = rarely(children, 10, otherwise=scalar)  # mostly hashable
     return st.one_of(
         st.tuples(st.just("seq"), st.lists(children, max_size=4), decoration),
         st.tuples(st.just("map"), st.lists(st.tuples(keys, children), max_size=4), decoration),
@@ -125,7 +130,7 @@ def containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 nodes = st.recursive(leaf, containers, max_leaves=25)
-entries = st.lists(st.tuples(st.one_of(scalar, scalar, scalar, nodes), nodes), max_size=5)
+entries = st.lists(st.tuples(rarely(nodes, 10, otherwise=scalar), nodes), max_size=5)
 
 
 def render(node: Any) -> str:
@@ -143,16 +148,18 @@ def render(node: Any) -> str:
 
 
 # Anchors every alias can refer to, so that not every document fails on "undefined alias".
-PREDEFINED = "_defs: [&a yes, &b [1, {k: v}], &c {x: [y]}, &d 2016-10-14]\n"
+DEFINITIONS = "[&a yes, &b [1, {k: v}], &c {x: [y]}, &d 2016-10-14]"
 
 
 def render_document(style: str, entries: list[tuple[Any, Any]], predefine: bool) -> str:
     if style == "block-map":
         text = "".join(f"{render(k)} : {render(v)}\n" for k, v in entries)
-        return PREDEFINED + text if predefine else text
+        return f"_defs: {DEFINITIONS}\n{text}" if predefine else text
     if style == "block-seq":
-        return "".join(f"- {render(v)}\n" for _, v in entries)
-    return render(("map", entries, (None, None)))
+        text = "".join(f"- {render(v)}\n" for _, v in entries)
+        return f"- {DEFINITIONS}\n{text}" if predefine else text
+    text = render(("map", entries, (None, None)))
+    return f"{{_defs: {DEFINITIONS}, {text[1:]}" if predefine and entries else text
 
 
 @FUZZ

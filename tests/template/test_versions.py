@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests_support import SHARED
 
 from kiln.core.errors import InvalidTemplateVersion, StackValidationFailed
 from kiln.template.functions.base import FunctionSpec
@@ -22,23 +21,30 @@ from kiln.template.versions import (
     detect_version,
     get_version,
 )
+from tests_support import SHARED
 
 REFERENCE = SHARED / "reference" / "template-language.md"
 
 COLUMNS = {
-    "13-05-23": (HOT_KEY, "2013-05-23"), "14-10-16": (HOT_KEY, "2014-10-16"),
-    "15-04-30": (HOT_KEY, "2015-04-30"), "15-10-15": (HOT_KEY, "2015-10-15"),
-    "16-04-08": (HOT_KEY, "2016-04-08"), "16-10-14": (HOT_KEY, "2016-10-14"),
-    "17-02-24": (HOT_KEY, "2017-02-24"), "17-09-01": (HOT_KEY, "2017-09-01"),
-    "18-03-02": (HOT_KEY, "2018-03-02"), "18-08-31": (HOT_KEY, "2018-08-31"),
-    "21-04-16": (HOT_KEY, "2021-04-16"), "AWS 2010": (AWS_KEY, "2010-09-09"),
+    "13-05-23": (HOT_KEY, "2013-05-23"),
+    "14-10-16": (HOT_KEY, "2014-10-16"),
+    "15-04-30": (HOT_KEY, "2015-04-30"),
+    "15-10-15": (HOT_KEY, "2015-10-15"),
+    "16-04-08": (HOT_KEY, "2016-04-08"),
+    "16-10-14": (HOT_KEY, "2016-10-14"),
+    "17-02-24": (HOT_KEY, "2017-02-24"),
+    "17-09-01": (HOT_KEY, "2017-09-01"),
+    "18-03-02": (HOT_KEY, "2018-03-02"),
+    "18-08-31": (HOT_KEY, "2018-08-31"),
+    "21-04-16": (HOT_KEY, "2021-04-16"),
+    "AWS 2010": (AWS_KEY, "2010-09-09"),
     "Heat 2012": (HEAT_CFN_KEY, "2012-12-12"),
 }
 
 
 def _matrix() -> list[tuple[str, str, str]]:
     text = REFERENCE.read_text()
-    section = text[text.index("### 1.3"):text.index("### 1.4")]
+    section = text[text.index("### 1.3") : text.index("### 1.4")]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     header = next(line for line in section.splitlines() if line.startswith("| function"))
     columns = [c.strip() for c in header.strip("|").split("|")][1:]
@@ -68,8 +74,7 @@ def test_matrix_is_complete() -> None:
     assert len(MATRIX) == 41 * 13  # 41 functions, 13 versions
 
 
-@pytest.mark.parametrize(("name", "column", "cell"), MATRIX,
-                         ids=[f"{n}@{c}" for n, c, _ in MATRIX])
+@pytest.mark.parametrize(("name", "column", "cell"), MATRIX, ids=[f"{n}@{c}" for n, c, _ in MATRIX])
 def test_function_availability(name: str, column: str, cell: str) -> None:
     key, date = COLUMNS[column]
     version = get_version(date, key)
@@ -94,8 +99,11 @@ def test_function_availability(name: str, column: str, cell: str) -> None:
 
 
 def test_aliases_select_the_dated_version() -> None:
-    for alias, date in [("newton", "2016-10-14"), ("wallaby", "2021-04-16"),
-                        ("pike", "2017-09-01")]:
+    for alias, date in [
+        ("newton", "2016-10-14"),
+        ("wallaby", "2021-04-16"),
+        ("pike", "2017-09-01"),
+    ]:
         assert get_version(alias) is get_version(date)
 
 
@@ -130,10 +138,29 @@ def test_condition_context_rejects_ordinary_functions() -> None:
 @pytest.mark.parametrize(
     ("date", "sections"),
     [
-        ("2016-04-08", {"heat_template_version", "description", "parameter_groups",
-                        "parameters", "resources", "outputs"}),
-        ("2016-10-14", {"heat_template_version", "description", "parameter_groups",
-                        "parameters", "resources", "outputs", "conditions"}),
+        (
+            "2016-04-08",
+            {
+                "heat_template_version",
+                "description",
+                "parameter_groups",
+                "parameters",
+                "resources",
+                "outputs",
+            },
+        ),
+        (
+            "2016-10-14",
+            {
+                "heat_template_version",
+                "description",
+                "parameter_groups",
+                "parameters",
+                "resources",
+                "outputs",
+                "conditions",
+            },
+        ),
     ],
 )
 def test_sections_per_version(date: str, sections: set[str]) -> None:

@@ -59,7 +59,9 @@ def build_environment(
     try:
         base = parse_environment(data, name=doc.name if doc else "<environment>")
     except KilnError as err:
-        raise err.locate(doc.source.locate) if doc else err
+        if doc is not None:
+            err.locate(doc.source.locate)
+        raise
     files: list[tuple[str, Any]] = []
     docs: dict[str, Document] = {}
     for name, env in environment_files:

@@ -122,7 +122,7 @@ class ProviderResource:
             n: (_optional(s) if n in unknown else s) for n, s in self.property_schemas.items()
         }
         given = {k: v for k, v in values.items() if k not in unknown}
-        coerced, errors = coerce_properties(schemas, given, self.stack.custom)
+        _, errors = coerce_properties(schemas, given, self.stack.custom)
         errors.extend(self._facade_errors())
         self.nested_parameters = nested_parameters(
             {k: v for k, v in given.items() if k in self.property_schemas and v is not None}

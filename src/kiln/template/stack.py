@@ -29,7 +29,7 @@ from kiln.graph.dag import Graph
 from kiln.schema.custom import CustomConstraints
 from kiln.template.conditions import Conditions
 from kiln.template.environment import Environment
-from kiln.template.functions.base import Parser, dependencies, iter_functions, resolve_top
+from kiln.template.functions.base import Parser, iter_functions, resolve_top
 from kiln.template.functions.references import GetParam, Ref
 from kiln.template.outputs import OutputDefinition, OutputValue, parse_outputs, resolve_output
 from kiln.template.parameter_groups import validate_parameter_groups
@@ -135,6 +135,7 @@ class StackDefinition:
         self.outputs: dict[str, OutputDefinition] = {}
         self.graph: Graph[str] = Graph()
         self.total_resource_count = 0
+        self._valueless: frozenset[str] | None = None
         self._enabled: set[str] = set()
         self._build()
 
@@ -332,17 +333,20 @@ class StackDefinition:
         That is a resource (before creation), or a parameter that is declared
         but has no value (validation without value checking tolerates those).
         """
-        if dependencies(parsed, self):
-            return True
-        missing = set(self.parameter_schemas) - set(self.parameter_values)
-        if not missing:
-            return False
+        missing = self._valueless_parameters()
         for fn in iter_functions(parsed):
-            if isinstance(fn, GetParam | Ref):
+            if any(True for _ in fn.dependencies(self)):
+                return True
+            if missing and isinstance(fn, GetParam | Ref):
                 name = fn.args[0] if isinstance(fn.args, list) and fn.args else fn.args
                 if isinstance(name, str) and name in missing:
                     return True
         return False
+
+    def _valueless_parameters(self) -> frozenset[str]:
+        if self._valueless is None:
+            self._valueless = frozenset(set(self.parameter_schemas) - set(self.parameter_values))
+        return self._valueless
 
     def resolve(self, value: Any) -> Any:
         return resolve_top(value, self)

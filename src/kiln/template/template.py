@@ -59,7 +59,8 @@ class Template:
         try:
             version = detect_version(data)
         except KilnError as err:
-            raise err.locate(doc.source.locate)
+            err.locate(doc.source.locate)
+            raise
         template = cls(data=data, version=version, name=doc.name, source=doc.source)
         template.check_sections()
         return template

@@ -244,6 +244,8 @@ def detect_version(template: dict[str, Any]) -> TemplateVersion:
         )
     if len(found) > 1:
         names = ", ".join(f"{k}: {v}" for k, v in found)
-        raise InvalidTemplateVersion(f"The template version is invalid: Ambiguous versions ({names})")
+        raise InvalidTemplateVersion(
+            f"The template version is invalid: Ambiguous versions ({names})"
+        )
     key, value = found[0]
     return get_version(value, key)

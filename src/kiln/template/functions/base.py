@@ -189,6 +189,13 @@ class FunctionSpec:
 FunctionTable = Mapping[str, FunctionSpec]
 
 
+_CONTAINERS = (dict, list)
+
+
+def _plain(data: Any) -> Any:
+    return dict(data) if isinstance(data, dict) else list(data)
+
+
 class Parser:
     """Turns raw template data into parsed data, with one function table.
 
@@ -210,16 +217,25 @@ class Parser:
 
     def parse(self, data: Any, path: Path) -> Any:
         """Parse ``data`` found at ``path``."""
-        if isinstance(data, dict):
+        # Hot path: every node of every resource passes here once. Scalars are
+        # returned without building their path.
+        if type(data) is dict:
             if len(data) == 1:
-                (key, raw), = data.items()
-                if isinstance(key, str):
-                    spec = self.table.get(key)
-                    if spec is not None:
-                        return spec.build(self, key, raw, (*path, key))
-            return {k: self.parse(v, (*path, k)) for k, v in data.items()}
-        if isinstance(data, list):
-            return [self.parse(v, (*path, i)) for i, v in enumerate(data)]
+                key = next(iter(data))
+                spec = self.table.get(key) if type(key) is str else None
+                if spec is not None:
+                    return spec.build(self, key, data[key], (*path, key))
+            return {
+                k: (self.parse(v, (*path, k)) if type(v) in _CONTAINERS else v)
+                for k, v in data.items()
+            }
+        if type(data) is list:
+            return [
+                self.parse(v, (*path, i)) if type(v) in _CONTAINERS else v
+                for i, v in enumerate(data)
+            ]
+        if isinstance(data, dict | list):  # subclasses: rare, take the general route
+            return self.parse(_plain(data), path)
         return data
 
     def in_condition_context(self) -> Parser:

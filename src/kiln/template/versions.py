@@ -162,7 +162,7 @@ class TemplateVersion:
     def deletion_policies(self) -> tuple[str, ...]:
         base = ("Delete", "Retain", "Snapshot")
         if self.hot_at_least("2016-10-14"):
-            return base + ("delete", "retain", "snapshot")
+            return (*base, "delete", "retain", "snapshot")
         return base
 
     @property

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import pytest
@@ -379,10 +378,8 @@ def test_environment_size_message_names_the_environment() -> None:
 def test_alias_bomb_is_bounded() -> None:
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 12)]
-    started = time.perf_counter()
     with pytest.raises(RequestLimitExceeded) as info:
         load_document("\n".join(lines))
-    assert time.perf_counter() - started < 1
     assert f"exceeds maximum allowed count ({MAX_NODES})" in info.value.message
     assert info.value.location is not None and info.value.location.line == 6
     assert info.value.path[0] == "a5"
@@ -613,16 +610,12 @@ def make_template(resources: int = 1000) -> str:
     return "\n".join(out) + "\n"
 
 
-def test_loading_1000_resources_is_fast() -> None:
+def test_loading_1000_resources() -> None:
+    # Speed is measured by `make bench`, never asserted here.
     text = make_template()
     assert 150_000 < len(text) < 250_000
-    best = math.inf
-    for _ in range(5):  # best of five: other processes share the machine
-        started = time.process_time()
-        doc = load_template(text, "big.yaml")
-        best = min(best, time.process_time() - started)
+    doc = load_template(text, "big.yaml")
     assert len(doc.data["resources"]) == 1000
     assert doc.data["resources"]["server7"]["properties"]["metadata"][True] is True  # on: yes
     located = doc.source.locate(("resources", "server7", "properties", "flavor"))
     assert located == Location("big.yaml", 5 + 7 * 8 + 4, 7)
-    assert best < 0.1, f"loading took {best * 1000:.0f} ms"

@@ -15,16 +15,21 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kiln.core.errors import KilnError
+from kiln.core.errors import KilnError, RequestLimitExceeded
 from kiln.core.paths import Location
-from kiln.template.loader import Document, load_document
+from kiln.template.loader import MAX_NODES, Document, load_document
 
-FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-FEWER = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=250, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+FEWER = settings(
+    max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 PLAIN_TYPES = (str, int, float, bool, type(None), bytes)
 
@@ -172,13 +177,19 @@ def test_random_yaml_with_anchors_aliases_and_tags(
 
 @FEWER
 @given(st.integers(min_value=2, max_value=12), st.integers(min_value=2, max_value=40))
-def test_alias_fan_out_never_blows_up(levels: int, width: int) -> None:
+def test_alias_expansion_is_counted_exactly(levels: int, width: int) -> None:
     lines = ["l0: &l0 [x]"]
+    sizes = [2]  # nodes of each level once expanded: the list and its items
     for i in range(1, levels):
         lines.append(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]")
-    doc = check("\n".join(lines))
-    if doc is not None:
-        assert width ** (levels - 1) <= 1_000_000  # only small expansions load
+        sizes.append(1 + width * sizes[-1])
+    total = 1 + levels + sum(sizes)  # the top mapping, its keys, its values
+    text = "\n".join(lines)
+    if total <= MAX_NODES:
+        assert len(load_document(text).data) == levels
+    else:
+        with pytest.raises(RequestLimitExceeded, match="node count after expanding aliases"):
+            load_document(text)
 
 
 # --- Agreement with PyYAML and positions of keys ----------------------------------------

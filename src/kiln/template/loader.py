@@ -12,7 +12,7 @@ problems become ``TemplateParseError``/``EnvironmentParseError`` with a location
 exceeded limits ``RequestLimitExceeded``. Only the shape of the text is checked
 here (mapping at the top, a version key present for templates); sections and
 version values are checked elsewhere. Imports: kiln.core, kiln.template.source_map,
-kiln.template.yaml_build, kiln.template.versions (key names only).
+kiln.template.yaml_build, kiln.template.yaml_events, kiln.template.versions (key names only).
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from kiln.core.errors import (
 from kiln.core.paths import Location
 from kiln.template.source_map import SourceMap, json_marks
 from kiln.template.versions import VERSION_KEYS
-from kiln.template.yaml_build import MAX_DEPTH, MAX_NODES, YamlProblem, build_yaml, line_column
+from kiln.template.yaml_build import build_yaml, line_column
+from kiln.template.yaml_events import MAX_DEPTH, MAX_NODES, YamlProblem
 
 __all__ = [
     "DEFAULT_MAX_SIZE",

@@ -94,10 +94,9 @@ def check_resource_entry(
     elif fields["type"] == "":
         fail("Each Resource must contain a Type key.", (*path, keys["type"]))
 
-    for canonical, expected in (("description", "string"), ("external_id", None)):
-        value = fields.get(canonical)
-        if canonical == "description" and value is not None and not isinstance(value, str):
-            fail(f"Resource {name} {canonical} type must be {expected}", (*path, keys[canonical]))
+    description = fields.get("description")
+    if description is not None and not isinstance(description, str):
+        fail(f"Resource {name} description type must be string", (*path, keys["description"]))
 
     depends = fields.get("depends_on")
     if depends is not None:

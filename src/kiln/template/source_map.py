@@ -96,7 +96,9 @@ def _child(children: MarkChildren, segment: Any) -> MarkNode | None:
 
 # A JSON token: a string, a punctuation mark, or a bare literal (number, true,
 # false, null, NaN, Infinity), each after optional whitespace.
-_JSON_TOKEN = re.compile(r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^ \t\r\n{}\[\],:"]+))', re.S)
+_JSON_TOKEN = re.compile(
+    r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^ \t\r\n{}\[\],:"]+))', re.S
+)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -117,12 +119,12 @@ def json_marks(text: str) -> MarkNode | None:
     root: MarkNode | None = None
     expect_key = False
     for match in _JSON_TOKEN.finditer(text):
-        string, punct, literal = match.groups()
+        string, punct = match.group(1), match.group(2)
         if punct in (",", ":"):
             if punct == ",":
                 expect_key = bool(stack) and isinstance(stack[-1][0], dict)
             continue
-        line, column = position(match.start(1) if string else match.start(2 if punct else 3))
+        line, column = position(match.start(match.lastindex or 0))  # where the token starts
         if punct in ("{", "["):
             stack.append([{} if punct == "{" else [], None, None, (line, column)])
             expect_key = punct == "{"
@@ -138,9 +140,10 @@ def json_marks(text: str) -> MarkNode | None:
             node = (line, column, None)
         if not stack:
             root = node
-        elif isinstance(stack[-1][0], dict):
-            key_line, key_column = stack[-1][2]
-            stack[-1][0][stack[-1][1]] = (key_line, key_column, node[2])
+            continue
+        children, key, key_position, _ = stack[-1]
+        if isinstance(children, dict):  # a mapping entry is marked at its key
+            children[key] = (key_position[0], key_position[1], node[2])
         else:
-            stack[-1][0].append(node)
+            children.append(node)
     return root

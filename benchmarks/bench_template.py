@@ -20,6 +20,7 @@ import time
 import yaml
 
 from kiln.cli.local_files import read_local_input
+from kiln.cli.runtime import configure_process
 from kiln.template.inputs import build_stack
 from kiln.template.report import resolved_outputs, resolved_resources
 from kiln.template.stack import Limits
@@ -108,6 +109,7 @@ def corpus_run() -> int:
 
 
 def main() -> None:
+    configure_process()  # the settings the kiln command runs with
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and runs")
     args = parser.parse_args()

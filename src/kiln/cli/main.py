@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from kiln.cli.runtime import configure_process
 from kiln.cli.template_cmd import template
 
 
@@ -17,6 +18,7 @@ cli.add_command(template)
 
 
 def main() -> None:
+    configure_process()
     cli()
 
 

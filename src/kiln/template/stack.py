@@ -29,7 +29,7 @@ from kiln.graph.dag import Graph
 from kiln.schema.custom import CustomConstraints
 from kiln.template.conditions import Conditions
 from kiln.template.environment import Environment
-from kiln.template.functions.base import Parser, iter_functions, resolve_top
+from kiln.template.functions.base import Function, Parser, resolve_top
 from kiln.template.functions.references import GetParam, Ref
 from kiln.template.outputs import OutputDefinition, OutputValue, parse_outputs, resolve_output
 from kiln.template.parameter_groups import validate_parameter_groups
@@ -136,6 +136,7 @@ class StackDefinition:
         self.graph: Graph[str] = Graph()
         self.total_resource_count = 0
         self._valueless: frozenset[str] | None = None
+        self._unknown_memo: dict[int, tuple[Function, bool]] = {}
         self._enabled: set[str] = set()
         self._build()
 
@@ -332,15 +333,30 @@ class StackDefinition:
 
         That is a resource (before creation), or a parameter that is declared
         but has no value (validation without value checking tolerates those).
+        Answers for function calls are memoised: validation and resolution ask
+        about the same calls several times.
         """
+        if isinstance(parsed, Function):
+            found = self._unknown_memo.get(id(parsed))
+            if found is None:
+                answer = self._call_is_unknown(parsed) or self.depends_on_unknown(parsed.args)
+                # Keep the call alive with its answer so that its id is never reused.
+                self._unknown_memo[id(parsed)] = (parsed, answer)
+                return answer
+            return found[1]
+        if type(parsed) is dict:
+            return any(self.depends_on_unknown(v) for v in parsed.values() if _may_call(v))
+        if type(parsed) is list:
+            return any(self.depends_on_unknown(v) for v in parsed if _may_call(v))
+        return False
+
+    def _call_is_unknown(self, fn: Function) -> bool:
+        if any(True for _ in fn.dependencies(self)):
+            return True
         missing = self._valueless_parameters()
-        for fn in iter_functions(parsed):
-            if any(True for _ in fn.dependencies(self)):
-                return True
-            if missing and isinstance(fn, GetParam | Ref):
-                name = fn.args[0] if isinstance(fn.args, list) and fn.args else fn.args
-                if isinstance(name, str) and name in missing:
-                    return True
+        if missing and isinstance(fn, GetParam | Ref):
+            name = fn.args[0] if isinstance(fn.args, list) and fn.args else fn.args
+            return isinstance(name, str) and name in missing
         return False
 
     def _valueless_parameters(self) -> frozenset[str]:
@@ -350,6 +366,10 @@ class StackDefinition:
 
     def resolve(self, value: Any) -> Any:
         return resolve_top(value, self)
+
+
+def _may_call(value: Any) -> bool:
+    return type(value) is dict or type(value) is list or isinstance(value, Function)
 
 
 def _unique(errors: list[KilnError]) -> list[KilnError]:

@@ -91,11 +91,25 @@ def _report_errors(errors: list[KilnError], fmt: str) -> None:
     click.echo(f"{len(errors)} error{'s' if len(errors) != 1 else ''} found.", err=True)
 
 
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (scripts, configuration files) as literal blocks."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    # The emitter falls back to a quoted style when a literal block cannot hold it.
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
 def _emit(data: Any, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(data, indent=2, default=str))
     else:
-        click.echo(yaml.safe_dump(data, sort_keys=False, default_flow_style=False).rstrip())
+        text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
+        click.echo(text.rstrip())
 
 
 def _run(

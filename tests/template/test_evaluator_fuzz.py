@@ -34,7 +34,7 @@ from kiln.graph.render import render_dot, render_text
 from kiln.template.inputs import build_stack
 from kiln.template.report import resolved_outputs, resolved_resources, validate_document
 from kiln.template.stack import StackDefinition
-from kiln.template.types import ResourceTypes
+from kiln.schema.resource_types import ResourceTypes
 from kiln.template.versions import AWS_KEY, HOT_KEY, TemplateVersion, all_versions
 from kiln.testing.heat_types import HEAT_TEST_TYPES, CreatedState
 
@@ -78,10 +78,18 @@ NAMES = [*RESOURCES, *PARAMETERS, *PSEUDO, *CONDITIONS, *FILES, *ATTRIBUTES, *TY
 
 # -- leaves ----------------------------------------------------------------------------------
 
+# Wider than Python's 4300-digit limit for int <-> decimal text (YAML reads it from hex).
+HUGE = int("f" * 5000, 16)
+# Deeper than any bound on nesting: as data, and as JSON text.
+DEEP_LIST: Any = "x"
+for _ in range(400):
+    DEEP_LIST = [DEEP_LIST]
+DEEP_JSON = "[" * 3000 + "]" * 3000
+
 numbers = st.one_of(
     st.integers(-5, 5),
     st.integers(),
-    st.sampled_from([10**30, -(2**63), 2**64, 10**400, -(10**400)]),
+    st.sampled_from([10**30, -(2**63), 2**64, 10**400, -(10**400), HUGE, -HUGE]),
     st.floats(),
     st.sampled_from([math.inf, -math.inf, math.nan, 0.5, -0.0, 1e308]),
 )
@@ -92,7 +100,8 @@ texts = st.one_of(
         ["", " ", "%x%", "$var", ",", "a,b, c", "[1, 2]", '{"a": 1}', "true", "no", "017",
          "1e5", "é∂😀", "\x00", "a\nb", "*", "md5", "sha256", "sha3_512", "http", "::1",
          "[::1]", ".member.0.k=a", "x.member.1.v=b", "Delete", "retain", "Snapshot", "bad",
-         "{{{", "1:20"]
+         "{{{", "1:20", "9" * 5000, DEEP_JSON, '{"a": ' * 200 + "1" + "}" * 200,
+         ".member." + "9" * 5000 + ".k=a"]
     ),
 )  # fmt: skip
 leaves = st.one_of(
@@ -104,6 +113,7 @@ leaves = st.one_of(
     st.sampled_from(NAMES),
     st.just([]),
     st.just({}),
+    st.integers(0, 30).flatmap(lambda n: st.just(DEEP_LIST) if n == 0 else st.just(None)),
 )
 keys = st.one_of(
     st.sampled_from(NAMES),

@@ -19,7 +19,7 @@ from kiln.template.loader import Document, load_environment
 from kiln.template.parameters import parse_parameter_schemas
 from kiln.template.stack import Limits, StackDefinition, StackIdentity
 from kiln.template.template import Template
-from kiln.template.types import ResourceTypes
+from kiln.schema.resource_types import ResourceTypes
 
 TemplateInput = Template | Document | Mapping[str, Any] | str | bytes
 EnvironmentInput = Document | Mapping[str, Any] | str | bytes | None
@@ -34,7 +34,9 @@ def as_template(
         return Template.from_document(template)
     if isinstance(template, str | bytes):
         return Template.load(template, name, max_size=max_size)
-    return Template.from_data(dict(template), name, max_size=max_size)
+    # Anything else is data as a request body gives it: from_data rejects non-mappings.
+    data = dict(template) if isinstance(template, Mapping) else template
+    return Template.from_data(data, name, max_size=max_size)
 
 
 def _environment_data(env: EnvironmentInput, name: str) -> tuple[Any, Document | None]:
@@ -45,7 +47,8 @@ def _environment_data(env: EnvironmentInput, name: str) -> tuple[Any, Document |
     if isinstance(env, str | bytes):
         doc = load_environment(env, name)
         return doc.data, doc
-    return dict(env), None
+    # A non-mapping is passed on as is: parse_environment rejects it with Heat's message.
+    return (dict(env) if isinstance(env, Mapping) else env), None
 
 
 def build_environment(

@@ -41,7 +41,7 @@ from kiln.template.parameters import (
 from kiln.template.resources import ResourceDefinition
 from kiln.template.stack_resources import ResourceBuilder, TypedResource
 from kiln.template.template import Template
-from kiln.template.types import ResourceTypes, UncheckedTypes
+from kiln.schema.resource_types import ResourceTypes, UncheckedTypes
 
 AWS_REGION = "ap-southeast-1"
 

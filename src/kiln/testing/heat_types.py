@@ -16,7 +16,7 @@ from kiln.schema.properties import AttributeSchema, PropertySchema
 from kiln.template.functions.base import resolve_top
 from kiln.template.functions.references import select_path
 from kiln.template.stack import StackDefinition
-from kiln.template.types import SchemaType, TypeCatalogue
+from kiln.schema.resource_types import SchemaType, TypeCatalogue
 
 NONE_TYPE = SchemaType(name="OS::Heat::None", implementation="NoneResource")
 VALUE_TYPE = SchemaType(

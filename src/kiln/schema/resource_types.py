@@ -1,4 +1,6 @@
-"""The seam between the template language and resource types.
+"""The seam between the template language and resource types (lives in kiln.schema so
+that both the template layer and the plugin layer, which may not import each other,
+can use it).
 
 The template layer never imports plugins. It asks a :class:`ResourceTypes`
 catalogue, passed in by whoever builds the stack, whether a type exists and

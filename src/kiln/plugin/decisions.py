@@ -1,0 +1,95 @@
+"""The update decision, as a pure function (reference resource-types 0.3).
+
+Given what is stored for a resource and its new definition, decide: keep it
+unchanged, update it in place, or replace it. Nothing here acts; the engine
+carries the decision out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from kiln.core.errors import NotSupported, StackValidationFailed
+from kiln.schema.properties import PropertySchema
+
+DecisionKind = Literal["unchanged", "update", "replace"]
+
+
+@dataclass(frozen=True)
+class UpdateDecision:
+    """What to do with one resource during an update, and why."""
+
+    kind: DecisionKind
+    changed: Mapping[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class StoredResource:
+    """The parts of a stored resource row the decision looks at."""
+
+    action: str
+    status: str
+    properties: Mapping[str, Any]
+    metadata: Any = None
+
+
+def changed_properties(
+    old: Mapping[str, Any], new: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Properties whose value differs; removed ones map to None."""
+    keys = list(old) + [k for k in new if k not in old]
+    return {k: new.get(k) for k in keys if old.get(k) != new.get(k)}
+
+
+def decide_update(
+    stored: StoredResource,
+    new_properties: Mapping[str, Any],
+    new_metadata: Any,
+    schemas: Mapping[str, PropertySchema] | None,
+    *,
+    needs_replace: Callable[[Mapping[str, Any]], bool] = lambda _props: False,
+    replace_failed: bool = True,
+    restricted: Collection[str] = (),
+) -> UpdateDecision:
+    """Keep, update in place, or replace (reference resource-types 0.3, steps 1-5)."""
+    decision = _decide(stored, new_properties, new_metadata, schemas, needs_replace,
+                       replace_failed)
+    if decision.kind in restricted:
+        raise StackValidationFailed(f"{decision.kind} is restricted for resource.")
+    return decision
+
+
+def _decide(
+    stored: StoredResource,
+    new_properties: Mapping[str, Any],
+    new_metadata: Any,
+    schemas: Mapping[str, PropertySchema] | None,
+    needs_replace: Callable[[Mapping[str, Any]], bool],
+    replace_failed: bool,
+) -> UpdateDecision:
+    if stored.status == "FAILED" and replace_failed:
+        return UpdateDecision("replace", reason=f"{stored.action}_FAILED")
+    if (stored.action, stored.status) in (("INIT", "COMPLETE"), ("DELETE", "COMPLETE")):
+        return UpdateDecision("replace", reason="not created")
+    if stored.action == "CHECK" and stored.status == "FAILED":
+        return UpdateDecision("replace", reason="CHECK_FAILED")
+    if needs_replace(new_properties):
+        return UpdateDecision("replace", reason="the resource asks to be replaced")
+    changed = changed_properties(stored.properties, new_properties)
+    if schemas is not None:
+        immutable = sorted(k for k in changed if k in schemas and schemas[k].immutable)
+        if immutable:
+            raise NotSupported(
+                f"Update to properties {', '.join(immutable)} is not supported (immutable)"
+            )
+        fixed = sorted(k for k in changed if k not in schemas or not schemas[k].update_allowed)
+        if fixed:
+            return UpdateDecision(
+                "replace", changed, reason=f"changed properties not updatable: {', '.join(fixed)}"
+            )
+    if changed or new_metadata != stored.metadata:
+        return UpdateDecision("update", changed)
+    return UpdateDecision("unchanged")

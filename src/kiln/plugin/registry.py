@@ -1,0 +1,113 @@
+"""The plugin registry: resource types by name.
+
+Plugins mark themselves with ``@resource_type("OS::Heat::RandomString")``. A
+registry is built at start-up by the composition root (``PluginRegistry.discover``
+loads the modules named by the ``kiln.resources`` entry points, ours included)
+and passed in; tests build their own. The registry is also the template layer's
+``ResourceTypes`` catalogue, so validation checks types and properties.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
+from types import ModuleType
+from typing import TypeVar
+
+from kiln.plugin.resource import Resource
+from kiln.schema.resource_types import ResourceType, SchemaType
+
+R = TypeVar("R", bound=type[Resource])
+
+ENTRY_POINT_GROUP = "kiln.resources"
+
+
+def resource_type(name: str) -> Callable[[R], R]:
+    """Class decorator: this plugin implements resource type ``name``."""
+
+    def mark(cls: R) -> R:
+        cls.type_name = name
+        return cls
+
+    return mark
+
+
+class PluginRegistry:
+    """Resource plugins by type name."""
+
+    checked = True
+
+    def __init__(self, plugins: Iterable[type[Resource]] = ()) -> None:
+        self._plugins: dict[str, type[Resource]] = {}
+        self._types: dict[str, ResourceType] = {}
+        for plugin in plugins:
+            self.register(plugin)
+
+    def register(self, plugin: type[Resource]) -> None:
+        if not plugin.type_name:
+            raise ValueError(f"{plugin.__name__} has no type name (use @resource_type)")
+        existing = self._plugins.get(plugin.type_name)
+        if existing is not None and existing is not plugin:
+            raise ValueError(
+                f"{plugin.type_name} is implemented twice: {existing.__module__}."
+                f"{existing.__name__} and {plugin.__module__}.{plugin.__name__}"
+            )
+        self._plugins[plugin.type_name] = plugin
+
+    def register_module(self, module: ModuleType) -> None:
+        """Register every plugin class defined in ``module``."""
+        for _, value in inspect.getmembers(module, inspect.isclass):
+            if (
+                issubclass(value, Resource)
+                and value.__module__ == module.__name__
+                and value.type_name
+            ):
+                self.register(value)
+
+    def register_package(self, package: ModuleType) -> None:
+        """Register the plugins of a module, or of every module of a package."""
+        self.register_module(package)
+        for info in pkgutil.walk_packages(getattr(package, "__path__", []), f"{package.__name__}."):
+            self.register_module(importlib.import_module(info.name))
+
+    @classmethod
+    def discover(cls, group: str = ENTRY_POINT_GROUP) -> PluginRegistry:
+        """Every plugin named by installed ``kiln.resources`` entry points."""
+        registry = cls()
+        for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+            target = ep.load()
+            if isinstance(target, ModuleType):
+                registry.register_package(target)
+            elif inspect.isclass(target) and issubclass(target, Resource):
+                registry.register(target)
+            else:
+                for name in getattr(target, "__all__", ()):
+                    registry.register_module(importlib.import_module(name))
+        return registry
+
+    def plugin(self, type_name: str) -> type[Resource] | None:
+        return self._plugins.get(type_name)
+
+    def names(self) -> list[str]:
+        return sorted(self._plugins)
+
+    # -- kiln.schema.resource_types.ResourceTypes ---------------------------------------
+    def get(self, type_name: str) -> ResourceType | None:
+        found = self._types.get(type_name)
+        if found is not None:
+            return found
+        plugin = self._plugins.get(type_name)
+        if plugin is None:
+            return None
+        described = SchemaType(
+            name=type_name,
+            implementation=plugin.__name__,
+            properties=None if plugin.accepts_any_properties else dict(plugin.properties_schema),
+            attributes=None if plugin.dynamic_attributes else dict(plugin.attributes_schema),
+            supports_snapshot=plugin.supports_snapshot,
+        )
+        self._types[type_name] = described
+        return described

@@ -1,0 +1,134 @@
+"""The Resource base class: declarative schemas plus start/poll lifecycle hooks.
+
+A plugin is one file: a subclass with ``properties_schema`` and
+``attributes_schema`` (kiln.schema), decorated with ``@resource_type(NAME)``,
+and a few short hooks. Every action is a pair: ``handle_<action>()`` starts it
+and returns a *cookie* (JSON-able data the engine persists), and
+``check_<action>_complete(cookie)`` polls it, returning True when done. The
+engine releases the worker between polls, so a hook never sleeps. A missing
+hook is a no-op success, as in Heat.
+
+Plugins act only through ``self.ctx`` (ResourceContext): resolved properties,
+the per-resource data store, the physical id, the cloud clients, the clock and
+randomness. They never touch the engine or the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from kiln.core.errors import KilnError
+from kiln.plugin.context import ResourceContext
+from kiln.schema.properties import AttributeSchema, PropertySchema
+
+Cookie = Any  # JSON-able state handed from handle_* to check_*_complete
+
+
+class ResourceFailure(KilnError):
+    """A resource action failed for a reason the user should see."""
+
+    http_status = 400
+
+
+class UpdateReplace(Exception):  # noqa: N818 - Heat's name, used as a signal
+    """Raised by ``handle_update`` when the change needs a replacement after all."""
+
+
+class Resource:
+    """Base class of every resource plugin."""
+
+    type_name: ClassVar[str] = ""
+    properties_schema: ClassVar[Mapping[str, PropertySchema]] = {}
+    attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {}
+    update_policy_schema: ClassVar[Mapping[str, PropertySchema]] = {}
+    #: attributes are computed at run time (any name may be asked for)
+    dynamic_attributes: ClassVar[bool] = False
+    #: accept any properties without validation (OS::Heat::None)
+    accepts_any_properties: ClassVar[bool] = False
+    supports_snapshot: ClassVar[bool] = False
+    #: replacement order: create the new one first (Heat's convergence default)
+    create_before_delete: ClassVar[bool] = True
+    #: the physical name length limit of the cloud object
+    physical_name_limit: ClassVar[int] = 255
+
+    def __init__(self, ctx: ResourceContext) -> None:
+        self.ctx = ctx
+
+    # -- properties and attributes ------------------------------------------------
+    @property
+    def properties(self) -> Mapping[str, Any]:
+        return self.ctx.properties
+
+    def get_attribute(self, name: str) -> Any:
+        """The value of attribute ``name``; ``show`` defaults to ``_show()``."""
+        if name == "show":
+            return self._show()
+        return self.ctx.data_get(f"attr:{name}")
+
+    def _show(self) -> Any:
+        return None
+
+    def reference_id(self) -> Any:
+        """What ``get_resource`` returns: the physical id, else the resource name."""
+        return self.ctx.physical_id if self.ctx.physical_id else self.ctx.name
+
+    # -- update decisions (pure; see kiln.plugin.decisions) ----------------------------
+    def needs_replace(self, new_properties: Mapping[str, Any]) -> bool:
+        """Replace even when every changed property is updatable."""
+        return False
+
+    # -- create -----------------------------------------------------------------
+    def find_existing(self) -> str | None:
+        """After a crash between request and record: the physical id, if it exists."""
+        return None
+
+    def handle_create(self) -> Cookie:
+        return None
+
+    def check_create_complete(self, cookie: Cookie) -> bool:
+        return True
+
+    # -- update -----------------------------------------------------------------
+    def handle_update(
+        self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]
+    ) -> Cookie:
+        return None
+
+    def check_update_complete(self, cookie: Cookie) -> bool:
+        return True
+
+    # -- delete -----------------------------------------------------------------
+    def handle_delete(self) -> Cookie:
+        return None
+
+    def check_delete_complete(self, cookie: Cookie) -> bool:
+        return True
+
+    # -- suspend, resume, check, snapshot -------------------------------------------
+    def handle_suspend(self) -> Cookie:
+        return None
+
+    def check_suspend_complete(self, cookie: Cookie) -> bool:
+        return True
+
+    def handle_resume(self) -> Cookie:
+        return None
+
+    def check_resume_complete(self, cookie: Cookie) -> bool:
+        return True
+
+    def handle_check(self) -> Cookie:
+        return None
+
+    def check_check_complete(self, cookie: Cookie) -> bool:
+        return True
+
+    def handle_snapshot(self) -> Cookie:
+        return None
+
+    def check_snapshot_complete(self, cookie: Cookie) -> bool:
+        return True
+
+    def handle_signal(self, details: Mapping[str, Any] | None) -> None:
+        raise ResourceFailure(f"Signal resource during {self.ctx.action} is not supported.")

@@ -1,0 +1,1 @@
+"""Heat's own resource types (OS::Heat::*)."""

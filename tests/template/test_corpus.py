@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from kiln.cli.local_files import read_local_input
-from kiln.template.inputs import build_stack
+from kiln.cli.local_files import load_local_stack
 from kiln.template.report import resolved_outputs, resolved_resources
 from tests_support import CORPUS
 
@@ -32,16 +31,9 @@ def test_manifest_lists_every_template() -> None:
 def test_corpus_template(entry: dict[str, Any]) -> None:
     if entry["path"] in EXPECTED_FAILURES:
         pytest.skip(EXPECTED_FAILURES[entry["path"]])
-    local = read_local_input(
+    stack = load_local_stack(
         str(CORPUS / entry["path"]),
         [str(CORPUS / e) for e in entry.get("environment_files", [])],
-    )
-    stack = build_stack(
-        local.template,
-        environment_files=local.environments,
-        files=local.files,
-        check_values=True,
-        allow_missing=True,
     )
     assert not stack.errors, "\n".join(f"{e.location}: {e.full_message}" for e in stack.errors)
     order = stack.creation_order()

@@ -17,7 +17,9 @@ from urllib.parse import urljoin, urlparse
 from urllib.request import url2pathname
 
 from kiln.core.errors import StackValidationFailed, UserError
+from kiln.template.inputs import build_stack
 from kiln.template.loader import Document, load_environment, load_template
+from kiln.template.stack import StackDefinition
 
 TEMPLATE_SUFFIXES = (".yaml", ".template")
 
@@ -151,3 +153,27 @@ def read_local_input(template_path: str, environment_paths: list[str]) -> LocalI
     environments = [(file_url(p), collector.environment(file_url(p))) for p in environment_paths]
     template = collector.template(file_url(template_path))
     return LocalInput(template=template, environments=environments, files=collector.files)
+
+
+def load_local_stack(
+    template_path: str,
+    environment_paths: list[str],
+    parameters: dict[str, Any] | None = None,
+    **options: Any,
+) -> StackDefinition:
+    """Read from disk (heatclient-style) and build the stack definition.
+
+    ``options`` go to :func:`kiln.template.inputs.build_stack`; by default values
+    given are checked and parameters without any value are tolerated, as
+    offline validation does.
+    """
+    local = read_local_input(template_path, environment_paths)
+    options.setdefault("check_values", True)
+    options.setdefault("allow_missing", True)
+    return build_stack(
+        local.template,
+        environment_files=local.environments,
+        files=local.files,
+        parameters=parameters,
+        **options,
+    )

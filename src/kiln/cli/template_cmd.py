@@ -14,10 +14,9 @@ from typing import Any
 import click
 import yaml
 
-from kiln.cli.local_files import LocalInput, read_local_input
+from kiln.cli.local_files import load_local_stack
 from kiln.core.errors import KilnError, ValidationFailed
 from kiln.graph.render import render_dot, render_text
-from kiln.template.inputs import build_stack
 from kiln.template.report import resolved_outputs, resolved_resources, validate_document
 from kiln.template.stack import StackDefinition, StackIdentity
 
@@ -63,18 +62,13 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _load(
     template_path: str, environments: tuple[str, ...], parameters: tuple[str, ...]
-) -> tuple[StackDefinition, LocalInput]:
-    local = read_local_input(template_path, list(environments))
-    stack = build_stack(
-        local.template,
-        environment_files=local.environments,
-        files=local.files,
-        parameters=_parse_parameters(parameters),
+) -> StackDefinition:
+    return load_local_stack(
+        template_path,
+        list(environments),
+        _parse_parameters(parameters),
         identity=StackIdentity(name="stack"),
-        check_values=True,
-        allow_missing=True,
     )
-    return stack, local
 
 
 def _errors_of(exc: KilnError) -> list[KilnError]:
@@ -120,7 +114,7 @@ def _run(
     produce: Callable[[StackDefinition], Any],
 ) -> None:
     try:
-        stack, _ = _load(template_path, environments, parameters)
+        stack = _load(template_path, environments, parameters)
     except KilnError as exc:
         _report_errors(_errors_of(exc), fmt)
         sys.exit(1)

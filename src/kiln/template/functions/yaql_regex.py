@@ -1,0 +1,455 @@
+"""Regular expressions of the yaql sandbox, matched by the ``regex`` engine under a deadline.
+
+Python's ``re`` matches in one C call that the evaluation's trace hook cannot interrupt, so a
+catastrophic pattern (``'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' =~ '(a|aa)+$'``) would hang the
+evaluation. :func:`register` therefore puts into the sandbox's context Kiln's own versions of the
+library's regular-expression functions (same names, parameters and results as
+``yaql.standard_library.regex``). Patterns are still compiled and checked by ``re`` exactly as the
+library does, so the accepted patterns, the error messages and the pattern objects an expression
+handles (``regex()``, ``isRegex``, ``str``, ``=``) are the library's own; only the matching runs
+on a twin compiled by the ``regex`` module in ``VERSION0`` (its ``re``-compatible semantics), with
+a ``timeout`` equal to what is left of the evaluation's time. ``regex`` expands repetition counts
+when it compiles (``a{4294967294}`` asks for gigabytes, ``(?:a|bc){1000000}`` overflows the C
+stack), so a twin is compiled only once the module's own parser shows the pattern stays under
+MAX_REGEX_SIZE with its counts multiplied out. Every refusal is a :class:`RegexStopped`.
+Imports: stdlib, yaql and regex (both when first needed).
+
+Why registered functions and not a patched library: the library reaches ``re`` through its
+module globals and through the C methods of ``re.Pattern``, which cannot be patched; patching
+``yaql.standard_library.regex.re`` would change yaql for the whole process and would silently
+stop protecting anything the library later calls differently. The context is built without the
+library's regex functions (``create_context(regex=False)``), so a call these versions do not
+accept fails as an unknown method instead of falling back to an unguarded one, and a test
+compares these signatures with the library's.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import contextvars
+import functools
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+__all__ = [
+    "DEFAULT_SECONDS",
+    "MAX_CACHED_SIZE",
+    "MAX_REGEX_SIZE",
+    "RegexStopped",
+    "evaluation_deadline",
+    "expanded_size",
+    "register",
+    "twin",
+]
+
+# Units the regex compiler may allocate for one pattern (one unit is a parse-tree node or a
+# literal character, times the minimum counts of the repetitions around it). Measured: some
+# 300 bytes and 0.4 microseconds per unit, so about 3 MB and 4 ms at the limit.
+MAX_REGEX_SIZE = 10_000
+# Compiled twins are kept while their sizes add up to at most this, and at most 512 of them.
+MAX_CACHED_SIZE = 100_000
+_MAX_CACHED_TWINS = 512
+# The time a match may take when no evaluation is running (direct calls).
+DEFAULT_SECONDS = 1.0
+
+
+class RegexStopped(BaseException):
+    """A regular expression was refused or ran out of time.
+
+    A BaseException so that the library cannot swallow it. ``reason`` is None when the
+    evaluation's time ran out, else the sentence saying why the pattern was refused.
+    """
+
+    def __init__(self, reason: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# -- deadline -----------------------------------------------------------------------------------
+
+_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "kiln_yaql_regex_deadline", default=None
+)
+
+
+@contextlib.contextmanager
+def evaluation_deadline(deadline: float) -> Iterator[None]:
+    """Within the block, matches must end by ``deadline`` (a ``time.monotonic()`` value)."""
+    token = _deadline.set(deadline)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def _timeout() -> float:
+    """Seconds the next match may take; raises RegexStopped when none are left."""
+    deadline = _deadline.get()
+    if deadline is None:
+        return DEFAULT_SECONDS
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise RegexStopped
+    return remaining
+
+
+def _run(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``method(*args, **kwargs)`` of a twin, with the timeout; a timeout becomes RegexStopped."""
+    try:
+        return method(*args, timeout=_timeout(), **kwargs)
+    except TimeoutError:
+        raise RegexStopped from None
+
+
+def _finditer(compiled: Any, string: str) -> Iterator[Any]:
+    """The matches of ``compiled`` in ``string``; the timeout bounds the whole iteration."""
+    matches = compiled.finditer(string, timeout=_timeout())
+    while True:
+        try:
+            match = next(matches)
+        except StopIteration:
+            return
+        except TimeoutError:
+            raise RegexStopped from None
+        yield match
+
+
+# -- twins --------------------------------------------------------------------------------------
+
+
+class _TwinCache:
+    """Least recently used twins, bounded by their count and their summed sizes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: collections.OrderedDict[tuple[str, int], tuple[Any, int]] = (
+            collections.OrderedDict()
+        )
+        self._size = 0
+
+    def get(self, key: tuple[str, int]) -> Any:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            return entry[0]
+
+    def put(self, key: tuple[str, int], compiled: Any, size: int) -> None:
+        with self._lock:
+            if key in self._entries:
+                return
+            self._entries[key] = (compiled, size)
+            self._size += size
+            while self._entries and (
+                self._size > MAX_CACHED_SIZE or len(self._entries) > _MAX_CACHED_TWINS
+            ):
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self._size -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._size = 0
+
+
+_twins = _TwinCache()
+
+
+def _regex_flags(pattern: re.Pattern[str]) -> int:
+    """The ``regex`` flags equal to those ``re`` compiled ``pattern`` with (inline ones too)."""
+    import regex
+
+    flags: int = regex.VERSION0
+    for re_flag, regex_flag in (
+        (re.IGNORECASE, regex.IGNORECASE),
+        (re.MULTILINE, regex.MULTILINE),
+        (re.DOTALL, regex.DOTALL),
+        (re.VERBOSE, regex.VERBOSE),
+        (re.ASCII, regex.ASCII),
+    ):
+        if pattern.flags & re_flag:
+            flags |= regex_flag
+    return flags
+
+
+def twin(pattern: re.Pattern[str]) -> Any:
+    """The ``regex`` pattern matching like ``pattern``; raises RegexStopped if it is too large."""
+    key = (pattern.pattern, pattern.flags)
+    compiled = _twins.get(key)
+    if compiled is not None:
+        return compiled
+    import regex
+
+    flags = _regex_flags(pattern)
+    size = expanded_size(pattern.pattern, flags)
+    if size > MAX_REGEX_SIZE:
+        shown = pattern.pattern if len(pattern.pattern) <= 60 else pattern.pattern[:57] + "..."
+        raise RegexStopped(
+            f"the regular expression {shown!r} is too large: it has more than {MAX_REGEX_SIZE}"
+            " parts once its repetition counts are multiplied out"
+        )
+    compiled = regex.compile(pattern.pattern, flags, cache_pattern=False)
+    _twins.put(key, compiled, size)
+    return compiled
+
+
+def expanded_size(pattern: str, flags: int) -> int:
+    """Units the ``regex`` compiler allocates for ``pattern``, counted until past MAX_REGEX_SIZE.
+
+    Walks the tree of the module's own parser (private, but the only one that reads a pattern
+    as ``regex`` will: it takes ``a{1 0 0}`` as ``a{100}`` where ``re`` sees literals). Each node
+    and each literal character counts once per repetition of every repeat around it, by its
+    minimum count, which is what the compiler expands (upper bounds cost nothing).
+    """
+    from regex import _regex_core as core
+
+    size = 0
+    stack: list[tuple[Any, int]] = [(_parse(core, pattern, flags), 1)]
+    while stack:
+        node, factor = stack.pop()
+        count = getattr(node, "min_count", None)
+        if isinstance(count, int) and count > 1:
+            factor *= count
+        size += factor
+        if size > MAX_REGEX_SIZE:
+            return size
+        for value in getattr(node, "__dict__", {}).values():
+            items = value if isinstance(value, (list, tuple)) else (value,)
+            for item in items:
+                if isinstance(item, core.RegexBase):
+                    stack.append((item, factor))
+                elif items is value:
+                    size += factor  # a literal character of a string node
+    return size
+
+
+def _parse(core: Any, pattern: str, flags: int) -> Any:
+    """The parse tree ``regex.compile`` builds first (its parse step, without compiling)."""
+    global_flags = flags
+    while True:
+        source = core.Source(pattern)
+        info = core.Info(global_flags, source.char_type, {})
+        info.guess_encoding = core.UNICODE
+        source.ignore_space = bool(info.flags & core.VERBOSE)
+        try:
+            return core._parse_pattern(source, info)
+        except core._UnscopedFlagSet:
+            # an inline global flag such as (?x): parse again with it set, as regex does
+            global_flags = info.global_flags
+
+
+@functools.lru_cache(maxsize=256)
+def _template_checker(groups: int, names: tuple[tuple[str, int], ...]) -> re.Pattern[str]:
+    """A pattern that never matches, with the numbered and named groups of another."""
+    by_index = {index: name for name, index in names}
+    parts = (f"(?P<{by_index[i]}>)" if i in by_index else "()" for i in range(1, groups + 1))
+    return re.compile("(?!)" + "".join(parts))
+
+
+def _check_template(pattern: re.Pattern[str], template: str) -> None:
+    """Raise re's error for a replacement template ``re`` would refuse for ``pattern``.
+
+    ``re`` compiles a template before it looks for matches, so substituting into an empty
+    string with a never-matching pattern of the same groups checks it at no risk.
+    """
+    checker = _template_checker(pattern.groups, tuple(sorted(pattern.groupindex.items())))
+    checker.sub(template, "")
+
+
+# -- the functions ------------------------------------------------------------------------------
+
+
+def _search(pattern: re.Pattern[str], string: str) -> Any:
+    return _run(twin(pattern).search, string)
+
+
+def _record(match: Any, group: int | str) -> dict[str, Any]:
+    return {"value": match.group(group), "start": match.start(group), "end": match.end(group)}
+
+
+def _publish(context: Any, match: Any) -> None:
+    """Set ``$1`` (the whole match), ``$2``... (the groups) as the library does."""
+    context["$1"] = _record(match, 0)
+    for index in range(1, len(match.groups()) + 1):
+        context[f"${index + 1}"] = _record(match, index)
+    # The library takes each named group's matched text for a (name, value) pair, so a
+    # named group fails unless its text has two characters naming a group; kept as is.
+    for name, value in match.groupdict().values():
+        context["$" + name] = _record(match, value)
+
+
+def _replace(pattern: re.Pattern[str], string: str, repl: str, count: int) -> Any:
+    compiled = twin(pattern)
+    _check_template(pattern, repl)
+    return _run(compiled.sub, repl, string, count=count)
+
+
+def _replace_by(context: Any, pattern: re.Pattern[str], string: str, repl: Any, count: int) -> Any:
+    def replacement(match: Any) -> Any:
+        child = context.create_child_context()
+        _publish(context, match)  # the library publishes into the caller's context
+        return repl(child)
+
+    return _run(twin(pattern).sub, replacement, string, count=count)
+
+
+def register(context: Any) -> None:
+    """Register the library's regular-expression functions, matching by ``regex``, in ``context``."""
+    from yaql.language import specs, yaqltypes
+    from yaql.standard_library import regex as library
+
+    # Kept from the library: they only compile with re (linear in the pattern) or test a type.
+    context.register_function(library.regex)
+    context.register_function(library.escape_regex)
+    context.register_function(library.is_regex)
+
+    string_type = yaqltypes.String
+    selector_type = yaqltypes.Lambda(with_context=True)
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.method
+    @specs.name("matches")
+    def matches(regexp: re.Pattern[str], string: str) -> bool:
+        return _search(regexp, string) is not None
+
+    @specs.parameter("string", string_type())
+    @specs.parameter("regexp", string_type())
+    @specs.method
+    @specs.name("matches")
+    def string_matches(string: str, regexp: str) -> bool:
+        return _search(re.compile(regexp), string) is not None
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.name("#operator_=~")
+    def matches_regex(string: str, regexp: re.Pattern[str]) -> bool:
+        return _search(regexp, string) is not None
+
+    @specs.parameter("pattern", string_type())
+    @specs.parameter("string", string_type())
+    @specs.name("#operator_=~")
+    def matches_string(string: str, pattern: str) -> bool:
+        return _search(re.compile(pattern), string) is not None
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.name("#operator_!~")
+    def not_matches_regex(string: str, regexp: re.Pattern[str]) -> bool:
+        return _search(regexp, string) is None
+
+    @specs.parameter("pattern", string_type())
+    @specs.parameter("string", string_type())
+    @specs.name("#operator_!~")
+    def not_matches_string(string: str, pattern: str) -> bool:
+        return _search(re.compile(pattern), string) is None
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.parameter("selector", selector_type)
+    @specs.method
+    @specs.name("search")
+    def search(context: Any, regexp: re.Pattern[str], string: str, selector: Any = None) -> Any:
+        match = _search(regexp, string)
+        if match is None:
+            return None
+        if selector is None:
+            return match.group()
+        child = context.create_child_context()
+        _publish(child, match)
+        return selector(child)
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.parameter("selector", selector_type)
+    @specs.method
+    @specs.name("searchAll")
+    def search_all(
+        context: Any, regexp: re.Pattern[str], string: str, selector: Any = None
+    ) -> Iterator[Any]:
+        for match in _finditer(twin(regexp), string):
+            if selector is None:
+                yield match.group()
+            else:
+                child = context.create_child_context()
+                _publish(child, match)
+                yield selector(child)
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.parameter("max_split", int)
+    @specs.method
+    @specs.name("split")
+    def split(regexp: re.Pattern[str], string: str, max_split: int = 0) -> Any:
+        return _run(twin(regexp).split, string, maxsplit=max_split)
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.parameter("max_split", int)
+    @specs.method
+    @specs.name("split")
+    def split_string(string: str, regexp: re.Pattern[str], max_split: int = 0) -> Any:
+        return _run(twin(regexp).split, string, maxsplit=max_split)
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.parameter("repl", string_type())
+    @specs.parameter("count", int)
+    @specs.method
+    @specs.name("replace")
+    def replace(regexp: re.Pattern[str], string: str, repl: str, count: int = 0) -> Any:
+        return _replace(regexp, string, repl, count)
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.parameter("repl", string_type())
+    @specs.parameter("count", int)
+    @specs.method
+    @specs.name("replace")
+    def replace_string(string: str, regexp: re.Pattern[str], repl: str, count: int = 0) -> Any:
+        return _replace(regexp, string, repl, count)
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.parameter("repl", selector_type)
+    @specs.parameter("count", int)
+    @specs.method
+    @specs.name("replaceBy")
+    def replace_by(
+        context: Any, regexp: re.Pattern[str], string: str, repl: Any, count: int = 0
+    ) -> Any:
+        return _replace_by(context, regexp, string, repl, count)
+
+    @specs.parameter("regexp", re.Pattern)
+    @specs.parameter("string", string_type())
+    @specs.parameter("repl", selector_type)
+    @specs.parameter("count", int)
+    @specs.method
+    @specs.name("replaceBy")
+    def replace_by_string(
+        context: Any, string: str, regexp: re.Pattern[str], repl: Any, count: int = 0
+    ) -> Any:
+        return _replace_by(context, regexp, string, repl, count)
+
+    for function in (
+        matches,
+        string_matches,
+        matches_regex,
+        matches_string,
+        not_matches_regex,
+        not_matches_string,
+        search,
+        search_all,
+        split,
+        split_string,
+        replace,
+        replace_string,
+        replace_by,
+        replace_by_string,
+    ):
+        context.register_function(function)

@@ -24,9 +24,7 @@ HERE = Location("t.yaml", 4, 9)
         ("", ("a",), "a: boom"),  # an empty category is no category
     ],
 )
-def test_full_message_is_category_path_message(
-    category: str | None, path: Path, full: str
-) -> None:
+def test_full_message_is_category_path_message(category: str | None, path: Path, full: str) -> None:
     err = E.StackValidationFailed("boom", path=path, category=category)
     assert err.full_message == full
     assert str(err) == full

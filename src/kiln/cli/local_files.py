@@ -104,7 +104,10 @@ class _Collector:
             if isinstance(item, dict):
                 if len(item) == 1 and isinstance(item.get("get_file"), str):
                     url = urljoin(base, item["get_file"])
-                    self._add_file(url)
+                    if url.endswith(TEMPLATE_SUFFIXES):
+                        self._nested_template(url)  # e.g. an OS::Heat::Stack template
+                    else:
+                        self._add_file(url)
                     item["get_file"] = url
                     continue
                 stack.extend(item.values())
@@ -117,6 +120,8 @@ class _Collector:
         registry = doc.data.get("resource_registry") if isinstance(doc.data, dict) else None
         if isinstance(registry, dict):
             base = registry.get("base_url") or url
+            if base is not url and not base.endswith("/"):
+                base += "/"  # base_url names a directory, as in heatclient
             self._rewrite_registry(registry, base)
         return doc
 

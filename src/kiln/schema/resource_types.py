@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kiln.core.errors import KilnError
+from kiln.core.errors import KilnError, StackValidationFailed
 from kiln.schema.custom import CustomConstraints
 from kiln.schema.properties import AttributeSchema, PropertySchema, coerce_properties
 
@@ -98,7 +98,14 @@ class SchemaType:
         known_values = {k: v for k, v in values.items() if k not in unknown_set}
         schemas = {k: (_optional(s) if k in unknown_set else s) for k, s in self.properties.items()}
         _, errors = coerce_properties(schemas, known_values, custom)
-        return [e for e in errors if not _about(e, unknown_set)]
+        errors = [e for e in errors if not _about(e, unknown_set)]
+        # A value not known yet still names a property: it must be declared.
+        errors.extend(
+            StackValidationFailed(f"Unknown Property {name}")
+            for name in sorted(unknown_set)
+            if name not in self.properties
+        )
+        return errors
 
     def has_attribute(self, attribute: str) -> bool:
         return self.attributes is None or attribute in self.attributes or attribute == "show"

@@ -85,6 +85,7 @@ class Conditions:
         if not isinstance(result, bool):
             raise StackValidationFailed(
                 f'The definition of condition "{name}" is invalid: {_show(result)}',
+                path=path,
                 category=CATEGORY,
             )
         return result

@@ -22,7 +22,7 @@ def validate_document(stack: StackDefinition) -> dict[str, Any]:
     """Heat's template-validate response (heat-api.md 3.7)."""
     env = stack.environment
     doc: dict[str, Any] = {
-        "Description": stack.template.description,
+        "Description": stack.template.description or "No description",
         "Parameters": validate_document_parameters(
             stack.parameter_schemas, env.parameters, env.parameter_defaults
         ),
@@ -35,7 +35,14 @@ def validate_document(stack: StackDefinition) -> dict[str, Any]:
 
 
 def partial_resolve(value: Any, stack: StackDefinition) -> Any:
-    """Evaluate what can be evaluated now; keep calls that need live resources."""
+    """Evaluate what can be evaluated now; keep calls that need live resources.
+
+    A whole value that is absent (a false two-argument ``if``) reads as null.
+    """
+    return _top(_partial(value, stack))
+
+
+def _partial(value: Any, stack: StackDefinition) -> Any:
     if isinstance(value, Function):
         if not stack.depends_on_unknown(value):
             try:
@@ -43,16 +50,16 @@ def partial_resolve(value: Any, stack: StackDefinition) -> Any:
             except KilnError as err:
                 return {"<error>": err.message}
             return None if result is ABSENT else result
-        return {value.fn_name: partial_resolve(value.args, stack)}
+        return {value.fn_name: _partial(value.args, stack)}
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            r = partial_resolve(v, stack)
+            r = _partial(v, stack)
             if r is not ABSENT:
                 out[k] = r
         return out
     if isinstance(value, list):
-        return [r for r in (partial_resolve(v, stack) for v in value) if r is not ABSENT]
+        return [r for r in (_partial(v, stack) for v in value) if r is not ABSENT]
     return value
 
 
@@ -95,6 +102,11 @@ def resolved_outputs(stack: StackDefinition) -> list[dict[str, Any]]:
         entry["output_value"] = partial_resolve(output.value, stack) if output.enabled else None
         out.append(entry)
     return out
+
+
+def _top(value: Any) -> Any:
+    """A whole value that is absent (a false two-argument ``if``) reads as null."""
+    return None if value is ABSENT else value
 
 
 def _safe_order(stack: StackDefinition) -> list[str]:

@@ -108,11 +108,7 @@ def check_resource_entry(
             fail(f"Resource {name} depends_on type must be list or string", at)
 
     condition = fields.get("condition")
-    if (
-        condition is not None
-        and isinstance(condition, int | float)
-        and not isinstance(condition, bool)
-    ):
+    if condition is not None and not _condition_shaped(condition, version):
         fail(
             f"Resource {name} condition type must be string_or_boolean",
             (*path, keys["condition"]),
@@ -121,6 +117,15 @@ def check_resource_entry(
     if errors:
         return None, errors
     return ResourceEntry(name=name, fields=fields, path=path, keys=keys), errors
+
+
+def _condition_shaped(value: Any, version: TemplateVersion) -> bool:
+    """A condition name, a boolean, or one call of a condition-context function."""
+    if isinstance(value, str | bool):
+        return True
+    if isinstance(value, dict) and len(value) == 1:
+        return next(iter(value)) in version.condition_functions
+    return False
 
 
 @dataclass(frozen=True)

@@ -171,6 +171,8 @@ class ResourceBuilder:
         function_errors: list[KilnError] = []
         for f in ("properties", "metadata", "update_policy"):
             function_errors.extend(validate_functions(parsed[f], stack))
+        for f in ("metadata", "update_policy"):
+            self._check_object(entry, f, parsed[f])
         for err in function_errors:
             self._error(err)
 
@@ -291,6 +293,7 @@ class ResourceBuilder:
         for key, value in parsed.items():
             if self.stack.depends_on_unknown(value):
                 unknown.append(key)
+                self._check_known_parts(value, (*at, key))
                 continue
             try:
                 resolved = resolve(value, self.stack)
@@ -304,6 +307,43 @@ class ResourceBuilder:
                 values[key] = resolved
         for problem in typed.validate_properties(values, unknown):
             self._error(problem.within(*at).with_category(PROPERTY_ERROR))
+
+    def _check_known_parts(self, value: Any, at: tuple[Any, ...]) -> None:
+        """Resolve the parts of a partly unknown value that can be, to surface their errors."""
+        stack = self.stack
+        if not stack.depends_on_unknown(value):
+            try:
+                resolve(value, stack)
+            except KilnError as err:
+                self._error(StackValidationFailed(err.message, path=at, category=PROPERTY_ERROR))
+            return
+        if isinstance(value, Function):
+            self._check_known_parts(value.args, at)
+        elif isinstance(value, dict):
+            for item in value.values():
+                self._check_known_parts(item, at)
+        elif isinstance(value, list):
+            for item in value:
+                self._check_known_parts(item, at)
+
+    def _check_object(self, entry: ResourceEntry, canonical: str, parsed: Any) -> None:
+        """``metadata`` and ``update_policy`` must be maps once resolved."""
+        value = parsed
+        if isinstance(parsed, Function):
+            if self.stack.depends_on_unknown(parsed):
+                return
+            try:
+                value = resolve(parsed, self.stack)
+            except KilnError:
+                return  # reported by the function checks
+        if value is None or value is ABSENT or isinstance(value, dict):
+            return
+        self._error(
+            StackValidationFailed(
+                f"Resource {entry.name} {canonical} type must be object",
+                path=entry.field_path(canonical),
+            )
+        )
 
     # -- step 3: the graph -----------------------------------------------------
     def graph(self) -> Graph[str]:

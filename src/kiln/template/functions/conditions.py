@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kiln.core.errors import StackValidationFailed
+from kiln.core.errors import KilnError, StackValidationFailed
 from kiln.core.paths import Path
 from kiln.template.functions.base import ABSENT, Function, FunctionContext, Parser, resolve
 
@@ -25,7 +25,12 @@ def condition_value(value: Any, ctx: FunctionContext, path: Path) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str):
-        return ctx.condition(value)
+        try:
+            return ctx.condition(value)
+        except KilnError as err:
+            if not err.path:
+                err.path = path  # say where the unknown name was used
+            raise
     raise StackValidationFailed(f'Invalid condition "{python_repr(value)}"', path=path)
 
 
@@ -33,8 +38,7 @@ class Equals(Function):
     """``equals: [A, B]``: deep equality of the resolved values (Python's ``==``)."""
 
     def check(self) -> None:
-        if isinstance(self.args, Function):
-            return
+        # The argument itself must be a list (a call returning one is not accepted).
         if not isinstance(self.args, list) or len(self.args) != 2:
             raise self.error(
                 f'Arguments to "{self.fn_name}" must be of the form: [value_1, value_2]'
@@ -70,8 +74,6 @@ class FnNot(Not):
     """``Fn::Not: [CONDITION]`` takes a one-element list."""
 
     def check(self) -> None:
-        if isinstance(self.args, Function):
-            return
         if not isinstance(self.args, list) or len(self.args) != 1:
             raise self.error('Arguments to "Fn::Not" must be of the form: [condition]')
 
@@ -83,8 +85,6 @@ class _Combination(Function):
     """Shared shape of ``and``/``or``: a list of at least two conditions."""
 
     def check(self) -> None:
-        if isinstance(self.args, Function):
-            return
         if not isinstance(self.args, list):
             raise self.error(f'Arguments to "{self.fn_name}" must be a list of conditions')
         if len(self.args) < 2:

@@ -88,10 +88,7 @@ def _param_step(value: Any, key: Any) -> Any:
     if isinstance(key, bool) or not isinstance(key, str | int):
         return _MISSING
     if isinstance(value, dict):
-        if key in value:
-            return value[key]
-        alt = str(key) if isinstance(key, int) else _as_int(key)
-        return value.get(alt, _MISSING) if alt is not None else _MISSING
+        return value.get(key, _MISSING)  # map keys are never converted
     if isinstance(value, list | str):
         index = key if isinstance(key, int) else _as_int(key)
         if index is None:

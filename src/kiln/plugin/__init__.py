@@ -5,7 +5,7 @@ Imports: kiln.core, kiln.schema, kiln.template (for the type seam only).
 """
 
 from kiln.plugin.context import ResourceContext
-from kiln.plugin.decisions import UpdateDecision, decide_update
+from kiln.plugin.decisions import UpdateDecision, decide_resource_update, decide_update
 from kiln.plugin.registry import PluginRegistry, resource_type
 from kiln.plugin.resource import Resource, ResourceFailure, UpdateReplace
 
@@ -16,6 +16,7 @@ __all__ = [
     "ResourceFailure",
     "UpdateDecision",
     "UpdateReplace",
+    "decide_resource_update",
     "decide_update",
     "resource_type",
 ]

@@ -73,5 +73,10 @@ class ResourceContext(Protocol):
         ...
 
     def client(self, service: str) -> Any:
-        """A cloud client (``compute``, ``network``, ...) from kiln.cloud.api."""
+        """A cloud client (``compute``, ``network``, ...) from kiln.cloud.api.
+
+        Also Heat's own services (``software_config``, see
+        kiln.plugin.software_configs). Raises LookupError for a service the
+        engine does not supply.
+        """
         ...

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from kiln.core.errors import NotSupported, StackValidationFailed
 from kiln.schema.properties import PropertySchema
 
+if TYPE_CHECKING:
+    from kiln.plugin.resource import Resource
+
 DecisionKind = Literal["unchanged", "update", "replace"]
+
+# (action, status) of a resource with nothing in the cloud: it can only be created.
+_NOT_CREATED = (("INIT", "COMPLETE"), ("DELETE", "COMPLETE"))
 
 
 @dataclass(frozen=True)
@@ -36,9 +42,7 @@ class StoredResource:
     metadata: Any = None
 
 
-def changed_properties(
-    old: Mapping[str, Any], new: Mapping[str, Any]
-) -> dict[str, Any]:
+def changed_properties(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """Properties whose value differs; removed ones map to None."""
     keys = list(old) + [k for k in new if k not in old]
     return {k: new.get(k) for k in keys if old.get(k) != new.get(k)}
@@ -53,13 +57,40 @@ def decide_update(
     needs_replace: Callable[[Mapping[str, Any]], bool] = lambda _props: False,
     replace_failed: bool = True,
     restricted: Collection[str] = (),
+    ignore_changes: bool = False,
 ) -> UpdateDecision:
-    """Keep, update in place, or replace (reference resource-types 0.3, steps 1-5)."""
-    decision = _decide(stored, new_properties, new_metadata, schemas, needs_replace,
-                       replace_failed)
+    """Keep, update in place, or replace (reference resource-types 0.3, steps 1-5).
+
+    ``ignore_changes`` (OS::Heat::None) keeps a created resource whatever changed,
+    even a failed one; only a resource that does not exist is (re)created.
+    """
+    if ignore_changes and (stored.action, stored.status) not in _NOT_CREATED:
+        return UpdateDecision("unchanged", reason="the resource ignores changes")
+    decision = _decide(stored, new_properties, new_metadata, schemas, needs_replace, replace_failed)
     if decision.kind in restricted:
         raise StackValidationFailed(f"{decision.kind} is restricted for resource.")
     return decision
+
+
+def decide_resource_update(
+    resource: Resource,
+    stored: StoredResource,
+    new_properties: Mapping[str, Any],
+    new_metadata: Any,
+    *,
+    restricted: Collection[str] = (),
+) -> UpdateDecision:
+    """:func:`decide_update` with the plugin's own schema and hooks."""
+    plugin = type(resource)
+    return decide_update(
+        stored,
+        new_properties,
+        new_metadata,
+        None if plugin.accepts_any_properties else plugin.properties_schema,
+        needs_replace=resource.needs_replace,
+        restricted=restricted,
+        ignore_changes=plugin.ignores_changes,
+    )
 
 
 def _decide(
@@ -72,7 +103,7 @@ def _decide(
 ) -> UpdateDecision:
     if stored.status == "FAILED" and replace_failed:
         return UpdateDecision("replace", reason=f"{stored.action}_FAILED")
-    if (stored.action, stored.status) in (("INIT", "COMPLETE"), ("DELETE", "COMPLETE")):
+    if (stored.action, stored.status) in _NOT_CREATED:
         return UpdateDecision("replace", reason="not created")
     if stored.action == "CHECK" and stored.status == "FAILED":
         return UpdateDecision("replace", reason="CHECK_FAILED")

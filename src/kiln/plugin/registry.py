@@ -12,12 +12,16 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from types import ModuleType
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from kiln.core.errors import KilnError
 from kiln.plugin.resource import Resource
+from kiln.schema.custom import CustomConstraints
+from kiln.schema.properties import coerce_properties
 from kiln.schema.resource_types import ResourceType, SchemaType
 
 R = TypeVar("R", bound=type[Resource])
@@ -33,6 +37,27 @@ def resource_type(name: str) -> Callable[[R], R]:
         return cls
 
     return mark
+
+
+@dataclass(frozen=True)
+class PluginType(SchemaType):
+    """A plugin's schemas, plus its :meth:`Resource.validate` hook.
+
+    The hook runs only when the schema found nothing and no value is still
+    unknown (it checks values against each other, so it needs them all).
+    """
+
+    plugin: type[Resource] = Resource
+
+    def validate_properties(
+        self, values: Mapping[str, Any], unknown: Iterable[str], custom: CustomConstraints
+    ) -> list[KilnError]:
+        unknown = list(unknown)
+        errors = super().validate_properties(values, unknown, custom)
+        if errors or unknown or self.properties is None:
+            return errors
+        typed, _ = coerce_properties(self.properties, values, custom)
+        return self.plugin.validate(typed)
 
 
 class PluginRegistry:
@@ -102,12 +127,13 @@ class PluginRegistry:
         plugin = self._plugins.get(type_name)
         if plugin is None:
             return None
-        described = SchemaType(
+        described = PluginType(
             name=type_name,
             implementation=plugin.__name__,
             properties=None if plugin.accepts_any_properties else dict(plugin.properties_schema),
             attributes=None if plugin.dynamic_attributes else dict(plugin.attributes_schema),
             supports_snapshot=plugin.supports_snapshot,
+            plugin=plugin,
         )
         self._types[type_name] = described
         return described

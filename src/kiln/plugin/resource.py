@@ -31,7 +31,7 @@ class ResourceFailure(KilnError):
     http_status = 400
 
 
-class UpdateReplace(Exception):  # noqa: N818 - Heat's name, used as a signal
+class UpdateReplace(Exception):  # Heat's name (no Error suffix): a signal, not a failure
     """Raised by ``handle_update`` when the change needs a replacement after all."""
 
 
@@ -46,6 +46,8 @@ class Resource:
     dynamic_attributes: ClassVar[bool] = False
     #: accept any properties without validation (OS::Heat::None)
     accepts_any_properties: ClassVar[bool] = False
+    #: a changed definition is recorded but never updated nor replaced (OS::Heat::None)
+    ignores_changes: ClassVar[bool] = False
     supports_snapshot: ClassVar[bool] = False
     #: replacement order: create the new one first (Heat's convergence default)
     create_before_delete: ClassVar[bool] = True
@@ -54,6 +56,18 @@ class Resource:
 
     def __init__(self, ctx: ResourceContext) -> None:
         self.ctx = ctx
+
+    # -- validation -----------------------------------------------------------------
+    @classmethod
+    def validate(cls, properties: Mapping[str, Any]) -> list[KilnError]:
+        """Checks across properties that the schema cannot express (reference: ``validate``).
+
+        ``properties`` are typed, with defaults applied, and passed the schema. The
+        registry runs this at stack validation when no value is still unknown;
+        plugins call it again when they act. Error paths are relative to the
+        properties map.
+        """
+        return []
 
     # -- properties and attributes ------------------------------------------------
     @property

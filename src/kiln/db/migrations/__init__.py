@@ -1,0 +1,1 @@
+"""Alembic environment and revisions of the engine schema (run through ``kiln.db.migrate``)."""

@@ -1,0 +1,295 @@
+"""The durable work queue: node tasks, their leases, and the one-transaction completion.
+
+A task is claimed with a lease (``lease_owner``, ``lease_epoch`` + 1,
+``lease_expires_at``). The ``Lease`` a claim returns is a fencing token: every
+later write by the owner matches ``lease_owner``, ``lease_epoch`` and state
+CLAIMED, and raises ``FencedOut`` when that matches nothing (the lease expired
+and was reclaimed, or taken over). Claims use ``SELECT … FOR UPDATE SKIP LOCKED``
+then an UPDATE by primary key on PostgreSQL and MariaDB; SQLite serialises
+writers. ``complete_task`` and ``fail_task`` are in ``kiln.db.completion``.
+Lower ``priority`` values are claimed first, then older ``not_before``.
+Imports: stdlib, SQLAlchemy, ``kiln.core`` and ``kiln.db``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from kiln.core.errors import InternalError
+from kiln.db import tables
+from kiln.db.common import KEEP, Keep, changes, execute_fenced, from_row, is_mysql
+from kiln.db.errors import NotFound
+
+N = tables.node_task
+
+STATES = frozenset(
+    {"BLOCKED", "READY", "CLAIMED", "WAITING_RESOURCE", "WAITING_CHILD", "DONE", "FAILED"}
+    | {"SKIPPED"}
+)
+WAITING_STATES = frozenset({"WAITING_RESOURCE", "WAITING_CHILD"})
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """The fencing token of a claimed task."""
+
+    traversal_id: str
+    node_key: str
+    owner: str
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeTask:
+    traversal_id: str
+    node_key: str
+    stack_id: str
+    resource_name: str
+    resource_id: str | None
+    kind: str
+    pending_deps: int
+    state: str
+    priority: int
+    lease_owner: str | None
+    lease_epoch: int
+    lease_expires_at: datetime | None
+    not_before: datetime
+    attempt: int
+    phase: str | None
+    cookie: Any
+    result_resource_id: str | None
+    updated_at: datetime
+
+    @property
+    def lease(self) -> Lease:
+        """The fencing token of this claimed task."""
+        if self.state != "CLAIMED" or self.lease_owner is None:
+            raise InternalError(f"task {self.node_key} is not claimed")
+        return Lease(self.traversal_id, self.node_key, self.lease_owner, self.lease_epoch)
+
+
+def fence(lease: Lease) -> Any:
+    """The WHERE clause of every write by a task's owner."""
+    return sa.and_(
+        N.c.traversal_id == lease.traversal_id,
+        N.c.node_key == lease.node_key,
+        N.c.lease_owner == lease.owner,
+        N.c.lease_epoch == lease.epoch,
+        N.c.state == "CLAIMED",
+    )
+
+
+def fenced_out_message(lease: Lease) -> str:
+    return (
+        f"task {lease.node_key} of traversal {lease.traversal_id} is no longer "
+        f"claimed by {lease.owner} at epoch {lease.epoch}"
+    )
+
+
+def _by_keys(keys: list[tuple[str, str]]) -> Any:
+    """Rows with these primary keys, grouped by traversal so every dialect uses the index."""
+    grouped: dict[str, list[str]] = defaultdict(list)
+    for traversal_id, node_key in keys:
+        grouped[traversal_id].append(node_key)
+    return sa.or_(
+        *(
+            sa.and_(N.c.traversal_id == tid, N.c.node_key.in_(node_keys))
+            for tid, node_keys in grouped.items()
+        )
+    )
+
+
+def claim_tasks(
+    conn: Connection, engine_id: str, *, now: datetime, lease: timedelta, limit: int
+) -> list[NodeTask]:
+    """Claim up to ``limit`` READY tasks due at ``now``, leased until ``now + lease``. Writes.
+
+    Two engines claiming concurrently never get the same task: the candidates
+    are row-locked (skipping rows another claimer holds) on PostgreSQL and
+    MariaDB, and the UPDATE re-checks READY in every dialect.
+    """
+    query = (
+        sa.select(N)
+        .where(N.c.state == "READY", N.c.not_before <= now)
+        .order_by(N.c.priority, N.c.not_before, N.c.traversal_id, N.c.node_key)
+        .limit(limit)
+    )
+    if conn.dialect.name != "sqlite":
+        query = query.with_for_update(skip_locked=True)
+    found = [from_row(NodeTask, row) for row in conn.execute(query)]
+    if not found:
+        return []
+    expires = now + lease
+    result = conn.execute(
+        sa.update(N)
+        .where(_by_keys([(t.traversal_id, t.node_key) for t in found]), N.c.state == "READY")
+        .values(
+            state="CLAIMED",
+            lease_owner=engine_id,
+            lease_epoch=N.c.lease_epoch + 1,
+            lease_expires_at=expires,
+            updated_at=now,
+        )
+    )
+    if result.rowcount != len(found):
+        # Only possible when writers are not serialised (a SQLite claim outside
+        # kiln.db.engine.write): refuse rather than hand out a shared task.
+        raise InternalError("claimed tasks changed under the claim; retry in a write transaction")
+    return [
+        replace(
+            t,
+            state="CLAIMED",
+            lease_owner=engine_id,
+            lease_epoch=t.lease_epoch + 1,
+            lease_expires_at=expires,
+            updated_at=now,
+        )
+        for t in found
+    ]
+
+
+def get_task(conn: Connection, traversal_id: str, node_key: str) -> NodeTask:
+    """The task with that key; NotFound otherwise."""
+    row = conn.execute(
+        sa.select(N).where(N.c.traversal_id == traversal_id, N.c.node_key == node_key)
+    ).first()
+    if row is None:
+        raise NotFound("Task", f"{traversal_id}/{node_key}")
+    return from_row(NodeTask, row)
+
+
+def record_progress(
+    conn: Connection, lease: Lease, *, now: datetime, phase: str | None, cookie: Any = KEEP
+) -> None:
+    """Persist the owner's phase (and poll cookie) before/after a cloud call. Fenced; writes."""
+    execute_fenced(
+        conn,
+        sa.update(N)
+        .where(fence(lease))
+        .values(**changes(phase=phase, cookie=cookie), updated_at=now),
+        fenced_out_message(lease),
+    )
+
+
+def requeue_task(
+    conn: Connection,
+    lease: Lease,
+    *,
+    now: datetime,
+    not_before: datetime,
+    phase: str | Keep | None = KEEP,
+    cookie: Any = KEEP,
+    retry: bool = False,
+) -> None:
+    """Put a claimed task back to READY until ``not_before``, lease cleared. Fenced; writes.
+
+    Phase and cookie are kept (or replaced when given); ``retry`` counts an attempt.
+    """
+    values = changes(phase=phase, cookie=cookie)
+    if retry:
+        values["attempt"] = N.c.attempt + 1
+    execute_fenced(
+        conn,
+        sa.update(N)
+        .where(fence(lease))
+        .values(
+            **values,
+            state="READY",
+            lease_owner=None,
+            lease_expires_at=None,
+            not_before=not_before,
+            updated_at=now,
+        ),
+        fenced_out_message(lease),
+    )
+
+
+def wait_task(
+    conn: Connection,
+    lease: Lease,
+    *,
+    now: datetime,
+    state: str,
+    phase: str | Keep | None = KEEP,
+    cookie: Any = KEEP,
+) -> None:
+    """Park a claimed task in WAITING_RESOURCE or WAITING_CHILD, lease cleared. Fenced; writes."""
+    if state not in WAITING_STATES:
+        raise InternalError(f"{state!r} is not a waiting state")
+    execute_fenced(
+        conn,
+        sa.update(N)
+        .where(fence(lease))
+        .values(
+            **changes(phase=phase, cookie=cookie),
+            state=state,
+            lease_owner=None,
+            lease_expires_at=None,
+            updated_at=now,
+        ),
+        fenced_out_message(lease),
+    )
+
+
+def wake_task(conn: Connection, traversal_id: str, node_key: str, *, now: datetime) -> bool:
+    """Make a WAITING_* task READY now; False if it was not waiting. Writes."""
+    result = conn.execute(
+        sa.update(N)
+        .where(
+            N.c.traversal_id == traversal_id,
+            N.c.node_key == node_key,
+            N.c.state.in_(sorted(WAITING_STATES)),
+        )
+        .values(state="READY", not_before=now, updated_at=now)
+    )
+    return result.rowcount == 1
+
+
+def reclaim_expired(conn: Connection, *, now: datetime) -> int:
+    """CLAIMED tasks whose lease expired before ``now`` become READY; returns how many. Writes.
+
+    Phase, cookie, attempt and epoch are kept; the next claim bumps the epoch.
+    """
+    result = conn.execute(
+        sa.update(N)
+        .where(N.c.state == "CLAIMED", N.c.lease_expires_at < now)
+        .values(state="READY", lease_owner=None, lease_expires_at=None, updated_at=now)
+    )
+    return int(result.rowcount)
+
+
+def count_ready(conn: Connection, *, now: datetime) -> int:
+    """How many tasks are READY and due at ``now`` (work an engine could claim)."""
+    count = conn.execute(
+        sa.select(sa.func.count()).select_from(N).where(N.c.state == "READY", N.c.not_before <= now)
+    ).scalar_one()
+    return int(count)
+
+
+def next_wake_at(conn: Connection) -> datetime | None:
+    """The earliest ``not_before`` of a READY task (when a poller should look again)."""
+    value: datetime | None = conn.execute(
+        sa.select(sa.func.min(N.c.not_before)).where(N.c.state == "READY")
+    ).scalar_one()
+    return value
+
+
+def count_by_state(conn: Connection, traversal_id: str) -> dict[str, int]:
+    """How many of the traversal's tasks are in each state (states with none are absent)."""
+    rows = conn.execute(
+        sa.select(N.c.state, sa.func.count())
+        .where(N.c.traversal_id == traversal_id)
+        .group_by(N.c.state)
+    )
+    return {state: int(count) for state, count in rows}
+
+
+def readback_needed(conn: Connection) -> bool:
+    """Whether UPDATE … RETURNING is missing (MariaDB): read rows back instead."""
+    return is_mysql(conn) or not conn.dialect.update_returning

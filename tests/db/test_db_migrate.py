@@ -1,0 +1,112 @@
+"""kiln.db.migrate and kiln.db.tables: the migrated schema is exactly the metadata."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy.engine import Engine
+
+from kiln.db import tables
+from kiln.db.engine import create_engine, read, write
+from kiln.db.migrate import alembic_config, current_revision, head_revision, upgrade
+
+SPEC_TABLES = {
+    "raw_template",
+    "stack",
+    "traversal",
+    "node_task",
+    "traversal_edge",
+    "resource",
+    "resource_data",
+    "event",
+    "engine",
+    "snapshot",
+}
+
+
+def _diff(engine: Engine, metadata: sa.MetaData) -> list[Any]:
+    with engine.connect() as conn:
+        ctx = MigrationContext.configure(conn, opts={"compare_type": True})
+        return list(compare_metadata(ctx, metadata))
+
+
+def test_metadata_has_exactly_the_spec_tables() -> None:
+    assert set(tables.metadata.tables) == SPEC_TABLES
+
+
+def test_migrated_schema_matches_metadata(db: Engine) -> None:
+    assert _diff(db, tables.metadata) == []
+    with read(db) as conn:
+        names = set(sa.inspect(conn).get_table_names())
+    assert names == SPEC_TABLES | {"alembic_version"}
+
+
+def test_comparison_notices_a_difference(db: Engine) -> None:
+    # The check above would be worthless if compare_metadata saw nothing.
+    other = sa.MetaData()
+    for table in tables.metadata.sorted_tables:
+        table.to_metadata(other)
+    other.tables["stack"].c.name.type = sa.String(200)
+    sa.Index("ix_extra", other.tables["event"].c.uuid, other.tables["event"].c.stack_id)
+    kinds = {d[0] if isinstance(d, tuple) else d[0][0] for d in _diff(db, other)}
+    assert kinds == {"modify_type", "add_index"}
+
+
+def test_upgrade_is_idempotent_and_at_head(db: Engine) -> None:
+    upgrade(db)
+    assert current_revision(db) == head_revision() == "0001_initial"
+
+
+def test_upgrade_from_url_on_a_new_sqlite_file(tmp_path: object) -> None:
+    url = f"sqlite:///{tmp_path}/fresh.sqlite"
+    assert current_revision(url) is None
+    upgrade(url)
+    assert current_revision(url) == "0001_initial"
+
+
+def test_downgrade_to_base_removes_every_table(tmp_path: object) -> None:
+    engine = create_engine(f"sqlite:///{tmp_path}/down.sqlite")
+    upgrade(engine)
+    with write(engine) as conn:
+        config = alembic_config()
+        config.attributes["connection"] = conn
+        command.downgrade(config, "base")
+    with read(engine) as conn:
+        assert set(sa.inspect(conn).get_table_names()) == {"alembic_version"}
+    assert current_revision(engine) is None
+    engine.dispose()
+
+
+def test_indexes_of_the_spec(db: Engine) -> None:
+    with read(db) as conn:
+        inspector = sa.inspect(conn)
+        node_task = {tuple(ix["column_names"]) for ix in inspector.get_indexes("node_task")}
+        stack = {tuple(ix["column_names"]) for ix in inspector.get_indexes("stack")}
+        event = {tuple(ix["column_names"]) for ix in inspector.get_indexes("event")}
+        fks = inspector.get_foreign_keys("resource_data")
+    assert {("state", "not_before"), ("lease_expires_at",), ("stack_id",)} <= node_task
+    assert {("project_id", "name"), ("owner_id",), ("root_id",)} <= stack
+    assert ("stack_id", "id") in event
+    assert fks[0]["options"].get("ondelete") == "CASCADE"
+
+
+def test_times_keep_microseconds_and_come_back_aware_utc(db: Engine) -> None:
+    moment = datetime(2025, 3, 4, 5, 6, 7, 891011, tzinfo=timezone(timedelta(hours=2)))
+    with write(db) as conn:
+        conn.execute(
+            tables.engine.insert().values(
+                id="e", host="h", pid=1, started_at=moment, heartbeat_at=moment.replace(tzinfo=None)
+            )
+        )
+    with read(db) as conn:
+        row = conn.execute(sa.select(tables.engine)).one()
+    assert row.started_at == moment
+    assert row.started_at.tzinfo is UTC
+    assert row.started_at.microsecond == 891011
+    # A naive value is taken as UTC already.
+    assert row.heartbeat_at == moment.replace(tzinfo=UTC)

@@ -274,3 +274,41 @@ def delete_resource_data(conn: Connection, resource_id: str, key: str) -> bool:
     """Remove one key; False if it was not there. Writes."""
     result = conn.execute(sa.delete(D).where(D.c.resource_id == resource_id, D.c.key == key))
     return result.rowcount == 1
+
+
+def resources_of_tasks(
+    conn: Connection, traversal_id: str, node_keys: Sequence[str]
+) -> dict[str, Resource]:
+    """The resource row that satisfied each named task (its result row, else its row).
+
+    One query: what a successor reads of its predecessors (reference ids and
+    attributes), whether or not they were replaced during the traversal.
+    """
+    if not node_keys:
+        return {}
+    N = tables.node_task
+    row_id = sa.func.coalesce(N.c.result_resource_id, N.c.resource_id)
+    query = (
+        sa.select(N.c.node_key, R)
+        .join(R, R.c.id == row_id)
+        .where(N.c.traversal_id == traversal_id, N.c.node_key.in_(list(node_keys)))
+    )
+    out: dict[str, Resource] = {}
+    for row in conn.execute(query):
+        mapping = dict(row._mapping)
+        key = mapping.pop("node_key")
+        out[key] = Resource(**mapping)
+    return out
+
+
+def mark_replaced(conn: Connection, resource_id: str, replaced_by: str, *, now: datetime) -> None:
+    """Record that ``resource_id`` was replaced by another row. Writes.
+
+    Only the converge task of that resource name does this, after its
+    replacement is complete, so no version check is needed.
+    """
+    conn.execute(
+        sa.update(R)
+        .where(R.c.id == resource_id)
+        .values(replaced_by=replaced_by, updated_at=now, version=R.c.version + 1)
+    )

@@ -293,3 +293,14 @@ def count_by_state(conn: Connection, traversal_id: str) -> dict[str, int]:
 def readback_needed(conn: Connection) -> bool:
     """Whether UPDATE … RETURNING is missing (MariaDB): read rows back instead."""
     return is_mysql(conn) or not conn.dialect.update_returning
+
+
+def set_result_resource(
+    conn: Connection, lease: Lease, *, resource_id: str, now: datetime
+) -> None:
+    """Record the row a claimed task now works on (its replacement). Fenced; writes."""
+    execute_fenced(
+        conn,
+        sa.update(N).where(fence(lease)).values(result_resource_id=resource_id, updated_at=now),
+        fenced_out_message(lease),
+    )

@@ -68,6 +68,7 @@ class PluginRegistry:
     def __init__(self, plugins: Iterable[type[Resource]] = ()) -> None:
         self._plugins: dict[str, type[Resource]] = {}
         self._types: dict[str, ResourceType] = {}
+        self._constraint_hooks: list[Callable[[CustomConstraints], None]] = []
         for plugin in plugins:
             self.register(plugin)
 
@@ -83,7 +84,14 @@ class PluginRegistry:
         self._plugins[plugin.type_name] = plugin
 
     def register_module(self, module: ModuleType) -> None:
-        """Register every plugin class defined in ``module``."""
+        """Register every plugin class defined in ``module``, and its custom constraints.
+
+        A module may define ``register_constraints(custom)`` to add the custom
+        constraint checkers its types use; :meth:`custom_constraints` calls it.
+        """
+        hook = getattr(module, "register_constraints", None)
+        if callable(hook) and hook not in self._constraint_hooks:
+            self._constraint_hooks.append(hook)
         for _, value in inspect.getmembers(module, inspect.isclass):
             if (
                 issubclass(value, Resource)
@@ -112,6 +120,13 @@ class PluginRegistry:
                 for name in getattr(target, "__all__", ()):
                     registry.register_module(importlib.import_module(name))
         return registry
+
+    def custom_constraints(self, base: CustomConstraints) -> CustomConstraints:
+        """``base`` plus every constraint the registered plugin modules add."""
+        custom = base.copy()
+        for hook in self._constraint_hooks:
+            hook(custom)
+        return custom
 
     def plugin(self, type_name: str) -> type[Resource] | None:
         return self._plugins.get(type_name)

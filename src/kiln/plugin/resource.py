@@ -103,6 +103,10 @@ class Resource:
     def check_create_complete(self, cookie: Cookie) -> bool:
         return True
 
+    def poll_after(self, cookie: Cookie) -> float | None:
+        """Seconds until the next poll is worth doing (None: the engine's backoff)."""
+        return None
+
     # -- update -----------------------------------------------------------------
     def handle_update(
         self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]

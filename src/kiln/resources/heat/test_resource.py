@@ -153,6 +153,15 @@ class TestResource(Resource):
         self._simulated_traffic(cookie["client_name"], cookie["entity_name"])
         return False
 
+    def poll_after(self, cookie: Cookie) -> float | None:
+        # Poll right when the wait ends, not on the engine's backoff schedule.
+        if not isinstance(cookie, dict) or cookie.get("until") is None:
+            return None
+        if cookie.get("client_name") and cookie.get("entity_name"):
+            return 1.0  # simulated traffic: one call a second, as Heat does
+        remaining = datetime.fromisoformat(cookie["until"]) - self.ctx.now()
+        return max(0.0, remaining.total_seconds())
+
     def _simulated_traffic(self, client_name: str, entity_name: str) -> None:
         if not (client_name and entity_name):
             return

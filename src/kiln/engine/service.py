@@ -1,0 +1,226 @@
+"""Stack lifecycle: the operations that start traversals, and the reads.
+
+Each mutating operation validates, then writes the stack, its template, the
+new resource rows and the whole traversal plan in one transaction, and only
+then wakes an engine. So a request never waits on a busy engine, and a crash
+after the commit loses nothing: any engine picks the work up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from kiln.core.errors import KilnError, ValidationFailed, raise_all
+from kiln.db import engine as dbe
+from kiln.db import events as evdb
+from kiln.db import resources as rdb
+from kiln.db import stacks as sdb
+from kiln.db import templates as tdb
+from kiln.db import traversals as trdb
+from kiln.db.stacks import StackStatus
+from kiln.engine.compiled import RowState
+from kiln.engine.plan import CONVERGE_STEPS, DELETE_STEPS, PlanInput, build_plan, current_rows
+from kiln.engine.steps import EngineDeps, StepRunner
+from kiln.template.inputs import build_stack
+from kiln.template.outputs import OutputValue, resolve_output
+from kiln.template.stack import StackDefinition, StackIdentity
+
+
+@dataclass(frozen=True)
+class StackRequest:
+    """A create or update request, as the API hands it over."""
+
+    name: str
+    template: Mapping[str, Any]
+    environment: Mapping[str, Any] | None = None
+    environment_files: Sequence[tuple[str, Any]] = ()
+    files: Mapping[str, Any] = field(default_factory=dict)
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    timeout_mins: int | None = None
+    disable_rollback: bool = True
+    tags: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asks: the project the stack belongs to, and the user."""
+
+    project_id: str
+    user_id: str = ""
+
+
+class StackService:
+    """Starts stack actions and answers questions about stacks."""
+
+    def __init__(self, deps: EngineDeps, *, wake: Callable[[], None] = lambda: None) -> None:
+        self.deps = deps
+        self.wake = wake
+        self.runner = StepRunner(deps)
+
+    # -- validation -------------------------------------------------------------------------
+    def _definition(self, request: StackRequest, identity: StackIdentity) -> StackDefinition:
+        definition = build_stack(
+            dict(request.template),
+            environment=request.environment,
+            environment_files=request.environment_files,
+            files=request.files,
+            parameters=request.parameters,
+            identity=identity,
+            types=self.deps.registry,
+            custom=self.deps.custom,
+            check_values=True,
+        )
+        raise_all(definition.errors)
+        return definition
+
+    def _deadline(self, timeout_mins: int | None) -> Any:
+        if not timeout_mins:
+            return None
+        return self.deps.clock.now() + timedelta(minutes=timeout_mins)
+
+    # -- create -------------------------------------------------------------------------------
+    def create_stack(self, caller: Caller, request: StackRequest) -> str:
+        """Validate and start creating a stack; returns its id."""
+        stack_id = self.deps.new_id()
+        identity = StackIdentity(name=request.name, id=stack_id, project_id=caller.project_id)
+        definition = self._definition(request, identity)
+        now = self.deps.clock.now()
+        plan = build_plan(self._plan_input(stack_id, stack_id, definition, "", []), CONVERGE_STEPS)
+        traversal_id = self.deps.new_id()
+        with dbe.write(self.deps.db) as conn:
+            template_id = tdb.store_raw_template(
+                conn, dict(definition.template.data), definition.environment.to_dict(),
+                dict(request.files), now=now,
+            )
+            sdb.create_stack(
+                conn, stack_id=stack_id, name=request.name, project_id=caller.project_id,
+                user_id=caller.user_id, raw_template_id=template_id, now=now,
+                owner_id=None, root_id=stack_id, parent_resource=None, nested_depth=0,
+                timeout_mins=request.timeout_mins, disable_rollback=request.disable_rollback,
+                tags=list(request.tags), parameters=dict(definition.environment.parameters),
+            )
+            rows = [_with_template(r, template_id) for r in plan.new_rows]
+            rdb.create_resources(conn, rows, now=now)
+            self._start(conn, stack_id, None, "CREATE", template_id, plan, now,
+                        self._deadline(request.timeout_mins), not request.disable_rollback)
+        self.wake()
+        return stack_id
+
+    # -- update -------------------------------------------------------------------------------
+    def update_stack(self, caller: Caller, stack_id: str, request: StackRequest) -> None:
+        """Validate and start converging an existing stack to a new template."""
+        with dbe.read(self.deps.db) as conn:
+            stack = sdb.get_stack(conn, stack_id, show_deleted=False)
+            stored = rdb.list_resources(conn, stack_id)
+        identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
+        definition = self._definition(request, identity)
+        now = self.deps.clock.now()
+        plan = build_plan(
+            self._plan_input(stack.id, stack.root_id, definition, "", stored), CONVERGE_STEPS
+        )
+        with dbe.write(self.deps.db) as conn:
+            template_id = tdb.store_raw_template(
+                conn, dict(definition.template.data), definition.environment.to_dict(),
+                dict(request.files), now=now,
+            )
+            sdb.set_template(
+                conn, stack.id, raw_template_id=template_id,
+                prev_raw_template_id=stack.raw_template_id, now=now,
+                expected_version=stack.version,
+                parameters=dict(definition.environment.parameters),
+            )
+            rows = [_with_template(r, template_id) for r in plan.new_rows]
+            rdb.create_resources(conn, rows, now=now)
+            self._start(conn, stack.id, stack.current_traversal_id, "UPDATE", template_id,
+                        plan, now, self._deadline(request.timeout_mins or stack.timeout_mins),
+                        not request.disable_rollback)
+        self.wake()
+
+    # -- delete -------------------------------------------------------------------------------
+    def delete_stack(self, caller: Caller, stack_id: str) -> None:
+        """Start deleting a stack and every resource row it has."""
+        with dbe.read(self.deps.db) as conn:
+            stack = sdb.get_stack(conn, stack_id, show_deleted=False)
+            stored = rdb.list_resources(conn, stack_id)
+        now = self.deps.clock.now()
+        given = PlanInput(stack.id, stack.root_id, stack.raw_template_id, {}, {}, stored,
+                          self.deps.new_id)
+        plan = build_plan(given, DELETE_STEPS)
+        with dbe.write(self.deps.db) as conn:
+            self._start(conn, stack.id, stack.current_traversal_id, "DELETE",
+                        stack.raw_template_id, plan, now, None, False)
+        self.wake()
+
+    # -- shared --------------------------------------------------------------------------------
+    def _plan_input(self, stack_id: str, root_id: str, definition: StackDefinition,
+                    template_id: str, stored: list[rdb.Resource]) -> PlanInput:
+        return PlanInput(
+            stack_id=stack_id,
+            root_stack_id=root_id,
+            raw_template_id=template_id,
+            requires={n: d.requires for n, d in definition.resources.items()},
+            types={n: d.type for n, d in definition.resources.items()},
+            stored=stored,
+            new_id=self.deps.new_id,
+        )
+
+    def _start(self, conn: Any, stack_id: str, expected: str | None, action: str,
+               template_id: str, plan: Any, now: Any, deadline: Any, rollback: bool) -> str:
+        traversal_id = self.deps.new_id()
+        started = trdb.start_traversal(
+            conn, traversal_id=traversal_id, stack_id=stack_id, expected_current=expected,
+            action=action, raw_template_id=template_id, nodes=plan.nodes, edges=plan.edges,
+            now=now, deadline_at=deadline, rollback_on_failure=rollback,
+        )
+        if not started:
+            raise KilnError("Another operation on this stack started at the same time")
+        with_stack = sdb.get_stack(conn, stack_id)
+        evdb.add_event(conn, evdb.NewEvent(
+            uuid=self.deps.new_id(), stack_id=stack_id, resource_name=with_stack.name,
+            resource_type="OS::Heat::Stack", action=action, status="IN_PROGRESS",
+            status_reason=f"Stack {action} started", physical_resource_id=stack_id,
+        ), now=now)
+        if not plan.nodes:  # nothing to do: the traversal is complete at once
+            trdb.finish_traversal(conn, traversal_id, state="COMPLETE", now=now)
+            sdb.update_stack_status(conn, stack_id, traversal_id=traversal_id, outcome=StackStatus(
+                action, "COMPLETE", f"Stack {action} completed successfully"), now=now)
+            if action == "DELETE":
+                sdb.soft_delete_stack(conn, stack_id, now=now)
+        return traversal_id
+
+    # -- reads -----------------------------------------------------------------------------------
+    def get_stack(self, stack_id: str) -> sdb.Stack:
+        with dbe.read(self.deps.db) as conn:
+            return sdb.get_stack(conn, stack_id)
+
+    def outputs(self, stack_id: str) -> dict[str, OutputValue]:
+        """Every output resolved now against the stack's resources."""
+        with dbe.read(self.deps.db) as conn:
+            stack = sdb.get_stack(conn, stack_id)
+            rows = current_rows(rdb.list_resources(conn, stack_id))
+            compiled = self.runner.compiled_for(conn, stack, stack.raw_template_id)
+        state = RowState(compiled.definition, rows)
+        return {
+            name: resolve_output(state, out)  # type: ignore[arg-type]
+            for name, out in compiled.definition.outputs.items()
+        }
+
+    def resources(self, stack_id: str) -> list[rdb.Resource]:
+        with dbe.read(self.deps.db) as conn:
+            return list(current_rows(rdb.list_resources(conn, stack_id)).values())
+
+    def events(self, stack_id: str) -> list[evdb.Event]:
+        with dbe.read(self.deps.db) as conn:
+            return evdb.list_events(conn, [stack_id])
+
+
+def _with_template(row: rdb.NewResource, template_id: str) -> rdb.NewResource:
+    from dataclasses import replace
+
+    return replace(row, raw_template_id=template_id)
+
+
+__all__ = ["Caller", "KilnError", "StackRequest", "StackService", "ValidationFailed"]

@@ -1,0 +1,550 @@
+"""Running one step of one claimed task, and writing its outcome.
+
+A step reads what it needs (traversal, resource row, predecessor rows), makes
+the pure decision, calls at most one plugin hook pair (``handle_*`` once,
+``check_*_complete`` once) and writes the outcome in one fenced transaction:
+requeued with a poll cookie, completed (propagating to successors), or failed.
+The plugin never waits: between polls the task is back in the queue and any
+engine may take it. Phases recorded in ``node_task.phase``:
+
+- None: nothing started; the step decides what to do.
+- ``REQUESTED``: a create is about to reach the cloud (only for plugins that
+  can look their object up): a resumed step first asks ``find_existing``.
+- ``POLLING``: the action was started; ``cookie`` holds what the plugin needs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from kiln.core.clock import Clock
+from kiln.core.errors import KilnError
+from kiln.db import engine as dbe
+from kiln.db import resources as rdb
+from kiln.db import stacks as sdb
+from kiln.db import templates as tdb
+from kiln.db import traversals as trdb
+from kiln.db.completion import complete_task, fail_task
+from kiln.db.errors import FencedOut
+from kiln.db.events import NewEvent, add_events
+from kiln.db.resources import NewResource, ResourceChange
+from kiln.db.resources import Resource as Row
+from kiln.db.stacks import StackStatus
+from kiln.db.tasks import NodeTask, record_progress, requeue_task, set_result_resource
+from kiln.engine.compiled import ALL_ATTRIBUTES, CompiledCache, CompiledStack, RowState
+from kiln.engine.plan import CONVERGE, converge_key
+from kiln.engine.resource_context import EngineResourceContext
+from kiln.plugin.decisions import StoredResource, decide_resource_update
+from kiln.plugin.registry import PluginRegistry
+from kiln.plugin.resource import Resource, UpdateReplace
+from kiln.schema.custom import CustomConstraints
+from kiln.schema.properties import coerce_properties
+from kiln.template.functions.base import resolve_top
+from kiln.template.stack import StackIdentity
+
+log = logging.getLogger(__name__)
+
+REQUESTED = "REQUESTED"
+POLLING = "POLLING"
+
+
+@dataclass
+class EngineDeps:
+    """What every step needs, wired once by the composition root."""
+
+    db: Engine
+    registry: PluginRegistry
+    custom: CustomConstraints
+    clock: Clock
+    engine_id: str
+    lease: timedelta = timedelta(seconds=15)
+    clients: Mapping[str, Any] = field(default_factory=dict)
+    rng: random.Random = field(default_factory=random.SystemRandom)
+    new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    #: called after a traversal failed (the service starts a rollback if asked to)
+    on_traversal_failed: Callable[[str], None] = field(default=lambda _tid: None)
+    cache: CompiledCache | None = None
+
+    def compiled_cache(self) -> CompiledCache:
+        if self.cache is None:
+            self.cache = CompiledCache(self.registry, self.custom)
+        return self.cache
+
+
+def poll_delay(polls: int) -> float:
+    """Seconds before the next poll: quick at first, then backing off to 2 s."""
+    return float(min(0.1 * (1.5**polls), 2.0))
+
+
+class ResourceBusy(Exception):
+    """The resource row is being changed by another task right now."""
+
+
+@dataclass
+class _Loaded:
+    task: NodeTask
+    traversal: trdb.Traversal
+    stack: sdb.Stack
+    compiled: CompiledStack
+    row: Row
+    owned: bool = False
+
+    def own(self, conn: Any, now: Any) -> None:
+        """Take ownership of the row for this step's writes (CAS on its version)."""
+        if self.owned:
+            return
+        if not rdb.claim_resource(conn, self.row.id, traversal_id=self.task.traversal_id,
+                                  epoch=self.task.lease_epoch,
+                                  expected_version=self.row.version, now=now):
+            raise ResourceBusy(self.row.id)
+        self.owned = True
+
+
+class StepRunner:
+    """Runs one step of a claimed task."""
+
+    def __init__(self, deps: EngineDeps) -> None:
+        self.deps = deps
+        self._templates: dict[str, tdb.RawTemplate] = {}
+
+    # -- entry ------------------------------------------------------------------------
+    def run(self, task: NodeTask) -> list[str]:
+        """Run one step; returns the node keys that became ready (to wake engines)."""
+        try:
+            return self._run(task)
+        except FencedOut:
+            log.info("task %s/%s was taken over; dropping this step", task.traversal_id,
+                     task.node_key)
+            return []
+        except ResourceBusy:
+            now = self.deps.clock.now()
+            with dbe.write(self.deps.db) as conn:
+                requeue_task(conn, task.lease, now=now, not_before=now + timedelta(seconds=0.5))
+            return []
+
+    def _run(self, task: NodeTask) -> list[str]:
+        loaded = self._load(task)
+        if loaded.traversal.state != "RUNNING" or loaded.traversal.cancel_requested:
+            return self._abandon(loaded)
+        if task.kind == CONVERGE:
+            return self._converge(loaded)
+        return self._cleanup(loaded)
+
+    # -- loading ------------------------------------------------------------------------
+    def _raw_template(self, conn: Any, template_id: str) -> tdb.RawTemplate:
+        found = self._templates.get(template_id)
+        if found is None:
+            found = tdb.get_raw_template(conn, template_id)
+            self._templates[template_id] = found
+        return found
+
+    def compiled_for(self, conn: Any, stack: sdb.Stack, template_id: str) -> CompiledStack:
+        raw = self._raw_template(conn, template_id)
+        identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
+        return self.deps.compiled_cache().get(
+            template_id, raw.template, raw.environment, raw.files, identity
+        )
+
+    def _load(self, task: NodeTask) -> _Loaded:
+        with dbe.read(self.deps.db) as conn:
+            traversal = trdb.get_traversal(conn, task.traversal_id)
+            stack = sdb.get_stack(conn, task.stack_id)
+            assert task.resource_id is not None
+            row_id = task.result_resource_id or task.resource_id
+            row = rdb.get_resource(conn, row_id)
+            template_id = traversal.raw_template_id
+            if task.kind != CONVERGE:
+                template_id = row.raw_template_id
+            compiled = self.compiled_for(conn, stack, template_id)
+        return _Loaded(task, traversal, stack, compiled, row)
+
+    # -- converge ---------------------------------------------------------------------------
+    def _converge(self, ld: _Loaded) -> list[str]:
+        name = ld.task.resource_name
+        definition = ld.compiled.definition.resources[name]
+        plugin_cls = self.deps.registry.plugin(definition.type)
+        if plugin_cls is None:
+            return self._fail(ld, ld.row, "CREATE",
+                              f"The Resource Type ({definition.type}) could not be found.")
+        cookie = ld.task.cookie or {}
+        try:
+            preds = self._predecessors(ld, definition.requires)
+            state = RowState(ld.compiled.definition, preds)
+            props_raw = resolve_top(definition.properties, state) or {}
+            metadata = resolve_top(definition.metadata, state)
+            props = self._typed(plugin_cls, props_raw)
+        except KilnError as err:
+            return self._fail(ld, ld.row, "CREATE" if ld.row.action == "INIT" else "UPDATE",
+                              err.full_message)
+        if ld.task.phase is None:
+            return self._start_converge(ld, plugin_cls, props, metadata, state)
+        action = cookie.get("action", "CREATE")
+        row = ld.row
+        ctx = self._context(ld, row, plugin_cls, action, props, metadata)
+        plugin = plugin_cls(ctx)
+        try:
+            if ld.task.phase == REQUESTED:
+                found = plugin.find_existing()
+                if found is not None:
+                    ctx.set_physical_id(found)
+                    return self._poll(ld, plugin, ctx, action, cookie, first=False)
+                return self._begin(ld, plugin, ctx, action, props, {"action": action})
+            return self._poll(ld, plugin, ctx, action, cookie, first=False)
+        except UpdateReplace:
+            return self._start_replacement(ld, plugin_cls, props, metadata)
+        except Exception as err:  # noqa: BLE001 - a plugin's failure becomes the resource's
+            return self._fail(ld, row, action, _reason(err), ctx)
+
+    def _start_converge(self, ld: _Loaded, plugin_cls: type[Resource], props: dict[str, Any],
+                        metadata: Any, state: RowState) -> list[str]:
+        row = ld.row
+        if row.action == "INIT" or (row.action == "DELETE" and row.status == "COMPLETE"):
+            action = "CREATE"
+        else:
+            ctx = self._context(ld, row, plugin_cls, "UPDATE", row.properties, row.metadata)
+            decision = decide_resource_update(
+                plugin_cls(ctx),
+                StoredResource(row.action, row.status, row.properties, row.metadata or None),
+                props,
+                metadata,
+            )
+            if decision.kind == "unchanged":
+                return self._complete(ld, row, None, None, requires_only=True)
+            if decision.kind == "replace":
+                return self._start_replacement(ld, plugin_cls, props, metadata)
+            action = "UPDATE"
+        ctx = self._context(ld, row, plugin_cls, action, props, metadata)
+        plugin = plugin_cls(ctx)
+        try:
+            if action == "CREATE" and _can_find_existing(plugin_cls):
+                with dbe.write(self.deps.db) as conn:
+                    now = self.deps.clock.now()
+                    ld.own(conn, now)
+                    record_progress(conn, ld.task.lease, now=now,
+                                    phase=REQUESTED, cookie={"action": action})
+            return self._begin(ld, plugin, ctx, action, props, {"action": action})
+        except UpdateReplace:
+            return self._start_replacement(ld, plugin_cls, props, metadata)
+        except Exception as err:  # noqa: BLE001
+            return self._fail(ld, row, action, _reason(err), ctx)
+
+    def _start_replacement(self, ld: _Loaded, plugin_cls: type[Resource], props: dict[str, Any],
+                           metadata: Any) -> list[str]:
+        old = ld.row
+        new = NewResource(
+            id=self.deps.new_id(),
+            stack_id=old.stack_id,
+            root_stack_id=old.root_stack_id,
+            name=old.name,
+            type=ld.compiled.definition.resources[old.name].type,
+            raw_template_id=ld.traversal.raw_template_id,
+            replaces=old.id,
+        )
+        now = self.deps.clock.now()
+        with dbe.write(self.deps.db) as conn:
+            created = rdb.create_resource(conn, new, now=now)
+            set_result_resource(conn, ld.task.lease, resource_id=created.id, now=now)
+        ld.row = created
+        ld.owned = False
+        ld.task = _with_result(ld.task, created.id)
+        ctx = self._context(ld, created, plugin_cls, "CREATE", props, metadata)
+        plugin = plugin_cls(ctx)
+        try:
+            return self._begin(ld, plugin, ctx, "CREATE", props,
+                               {"action": "CREATE", "replaces": old.id})
+        except Exception as err:  # noqa: BLE001
+            return self._fail(ld, created, "CREATE", _reason(err), ctx)
+
+    def _begin(self, ld: _Loaded, plugin: Resource, ctx: EngineResourceContext, action: str,
+               props: Mapping[str, Any], cookie: dict[str, Any]) -> list[str]:
+        if action == "UPDATE":
+            changed = {k: v for k, v in props.items() if ld.row.properties.get(k) != v}
+            changed.update({k: None for k in ld.row.properties if k not in props})
+            plugin_cookie = plugin.handle_update(props, changed)
+        else:
+            plugin_cookie = getattr(plugin, f"handle_{action.lower()}")()
+        cookie = {**cookie, "plugin": plugin_cookie, "polls": 0}
+        return self._poll(ld, plugin, ctx, action, cookie, first=True)
+
+    def _poll(self, ld: _Loaded, plugin: Resource, ctx: EngineResourceContext, action: str,
+              cookie: dict[str, Any], *, first: bool) -> list[str]:
+        done = getattr(plugin, f"check_{action.lower()}_complete")(cookie.get("plugin"))
+        if done:
+            return self._complete(ld, ld.row, plugin, ctx, action=action, started=first)
+        polls = int(cookie.get("polls", 0)) + 1
+        cookie = {**cookie, "polls": polls}
+        hint = plugin.poll_after(cookie.get("plugin"))
+        delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
+        now = self.deps.clock.now()
+        with dbe.write(self.deps.db) as conn:
+            ld.own(conn, now)
+            self._write_context(conn, ld, ctx)
+            if first:
+                add_events(conn, [self._event(ld, ld.row, action, "IN_PROGRESS",
+                                              "state changed", ctx)], now=now)
+            requeue_task(conn, ld.task.lease, now=now, not_before=now + timedelta(seconds=delay),
+                         phase=POLLING, cookie=cookie)
+        return []
+
+    def _complete(self, ld: _Loaded, row: Row, plugin: Resource | None,
+                  ctx: EngineResourceContext | None, *, action: str = "",
+                  started: bool = False, requires_only: bool = False) -> list[str]:
+        definition = ld.compiled.definition.resources[row.name]
+        requires = self._required_rows(ld, definition.requires)
+        now = self.deps.clock.now()
+        events: list[NewEvent] = []
+        if requires_only:
+            change = ResourceChange(requires=requires, raw_template_id=ld.traversal.raw_template_id)
+        else:
+            assert plugin is not None and ctx is not None
+            change = ResourceChange(
+                action=action,
+                status="COMPLETE",
+                status_reason="state changed",
+                physical_id=ctx.physical_id,
+                raw_template_id=ld.traversal.raw_template_id,
+                requires=requires,
+                properties=dict(ctx.properties),
+                metadata=ctx.metadata if isinstance(ctx.metadata, dict) else {},
+                reference_id=plugin.reference_id(),
+                attributes=self._attributes(ld, plugin, row.name),
+            )
+            if started:
+                events.append(self._event(ld, row, action, "IN_PROGRESS", "state changed", ctx))
+            events.append(self._event(ld, row, action, "COMPLETE", "state changed", ctx))
+        with dbe.write(self.deps.db) as conn:
+            ld.own(conn, now)
+            if ctx is not None:
+                self._write_context(conn, ld, ctx, physical=False)
+            replaces = row.replaces if not requires_only else None
+            if replaces is not None and action == "CREATE":
+                rdb.mark_replaced(conn, replaces, row.id, now=now)
+            done = complete_task(conn, ld.task.lease, now=now, resource_id=row.id,
+                                 resource_change=change, events=events,
+                                 result_resource_id=row.id)
+            self._after_completion(conn, ld, done.traversal_completed)
+        return list(done.ready)
+
+    # -- cleanup ----------------------------------------------------------------------------
+    def _cleanup(self, ld: _Loaded) -> list[str]:
+        row = ld.row
+        current = self._is_current(ld, row)
+        if current or (row.action == "INIT") or (row.action == "DELETE" and row.status == "COMPLETE"):
+            return self._finish_cleanup(ld, row, delete_row=not current, event=False)
+        definition = ld.compiled.definition.resources.get(row.name)
+        policy = definition.deletion_policy if definition is not None else "Delete"
+        if policy == "Retain" and ld.traversal.action in ("DELETE", "UPDATE", "ROLLBACK"):
+            return self._finish_cleanup(ld, row, delete_row=True, event=True)
+        plugin_cls = self.deps.registry.plugin(row.type)
+        if plugin_cls is None:
+            return self._fail(ld, row, "DELETE", f"The Resource Type ({row.type}) could not be found.")
+        ctx = self._context(ld, row, plugin_cls, "DELETE", row.properties, row.metadata)
+        plugin = plugin_cls(ctx)
+        cookie = ld.task.cookie or {}
+        try:
+            if ld.task.phase is None:
+                cookie = {"action": "DELETE", "plugin": plugin.handle_delete(), "polls": 0}
+                first = True
+            else:
+                first = False
+            if plugin.check_delete_complete(cookie.get("plugin")):
+                return self._finish_cleanup(ld, row, delete_row=True, event=True, ctx=ctx,
+                                            started=first)
+            polls = int(cookie.get("polls", 0)) + 1
+            cookie = {**cookie, "polls": polls}
+            hint = plugin.poll_after(cookie.get("plugin"))
+            delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
+            now = self.deps.clock.now()
+            with dbe.write(self.deps.db) as conn:
+                ld.own(conn, now)
+                self._write_context(conn, ld, ctx)
+                if first:
+                    add_events(conn, [self._event(ld, row, "DELETE", "IN_PROGRESS",
+                                                  "state changed", ctx)], now=now)
+                requeue_task(conn, ld.task.lease, now=now,
+                             not_before=now + timedelta(seconds=delay), phase=POLLING,
+                             cookie=cookie)
+            return []
+        except Exception as err:  # noqa: BLE001
+            return self._fail(ld, row, "DELETE", _reason(err), ctx)
+
+    def _is_current(self, ld: _Loaded, row: Row) -> bool:
+        """A row the new template keeps (cleanup of it is a no-op)."""
+        if ld.traversal.action == "DELETE" or row.replaced_by is not None:
+            return False
+        return self._kept(ld, row)
+
+    def _kept(self, ld: _Loaded, row: Row) -> bool:
+        with dbe.read(self.deps.db) as conn:
+            new = self.compiled_for(conn, ld.stack, ld.traversal.raw_template_id)
+        return row.name in new.definition.resources and row.replaced_by is None
+
+    def _finish_cleanup(self, ld: _Loaded, row: Row, *, delete_row: bool, event: bool,
+                        ctx: EngineResourceContext | None = None,
+                        started: bool = False) -> list[str]:
+        now = self.deps.clock.now()
+        events = []
+        if event:
+            if started:
+                events.append(self._event(ld, row, "DELETE", "IN_PROGRESS", "state changed", ctx))
+            events.append(self._event(ld, row, "DELETE", "COMPLETE", "state changed", ctx))
+        with dbe.write(self.deps.db) as conn:
+            done = complete_task(conn, ld.task.lease, now=now, events=events)
+            if delete_row:
+                rdb.delete_resource(conn, row.id)
+            self._after_completion(conn, ld, done.traversal_completed)
+        return list(done.ready)
+
+    # -- endings ------------------------------------------------------------------------------
+    def _after_completion(self, conn: Any, ld: _Loaded, completed: bool) -> None:
+        if not completed:
+            return
+        now = self.deps.clock.now()
+        action = ld.traversal.action
+        if action == "DELETE":
+            sdb.soft_delete_stack(conn, ld.stack.id, now=now)
+        add_events(conn, [NewEvent(
+            uuid=self.deps.new_id(), stack_id=ld.stack.id, resource_name=ld.stack.name,
+            resource_type="OS::Heat::Stack", action=action, status="COMPLETE",
+            status_reason=f"Stack {action} completed successfully",
+            physical_resource_id=ld.stack.id,
+        )], now=now)
+
+    def _fail(self, ld: _Loaded, row: Row, action: str, reason: str,
+              ctx: EngineResourceContext | None = None) -> list[str]:
+        now = self.deps.clock.now()
+        resource_reason = reason
+        stack_reason = f"Resource {action} failed: {reason}"
+        change = ResourceChange(action=action, status="FAILED", status_reason=resource_reason)
+        events = [
+            self._event(ld, row, action, "FAILED", resource_reason, ctx),
+            NewEvent(uuid=self.deps.new_id(), stack_id=ld.stack.id, resource_name=ld.stack.name,
+                     resource_type="OS::Heat::Stack", action=ld.traversal.action,
+                     status="FAILED", status_reason=stack_reason,
+                     physical_resource_id=ld.stack.id),
+        ]
+        with dbe.write(self.deps.db) as conn:
+            ld.own(conn, now)
+            if ctx is not None:
+                self._write_context(conn, ld, ctx)
+            won = fail_task(conn, ld.task.lease, now=now, reason=stack_reason,
+                            resource_id=row.id, resource_change=change, events=events,
+                            stack_outcome=StackStatus(ld.traversal.action, "FAILED", stack_reason))
+        if won:
+            self.deps.on_traversal_failed(ld.traversal.id)
+        return []
+
+    def _abandon(self, ld: _Loaded) -> list[str]:
+        """A step of a traversal that is over: finish it without propagating."""
+        with dbe.write(self.deps.db) as conn:
+            complete_task(conn, ld.task.lease, now=self.deps.clock.now(), successors=())
+        return []
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _predecessors(self, ld: _Loaded, requires: frozenset[str]) -> dict[str, Row]:
+        if not requires:
+            return {}
+        keys = [converge_key(n) for n in requires]
+        with dbe.read(self.deps.db) as conn:
+            found = rdb.resources_of_tasks(conn, ld.task.traversal_id, keys)
+        return {key[2:]: row for key, row in found.items()}
+
+    def _required_rows(self, ld: _Loaded, requires: frozenset[str]) -> list[str]:
+        return sorted(row.id for row in self._predecessors(ld, requires).values())
+
+    def _typed(self, plugin_cls: type[Resource], props: Mapping[str, Any]) -> dict[str, Any]:
+        if plugin_cls.accepts_any_properties:
+            return dict(props)
+        typed, errors = coerce_properties(plugin_cls.properties_schema, props, self.deps.custom)
+        if errors:
+            raise errors[0]
+        return {k: v for k, v in typed.items()}
+
+    def _attributes(self, ld: _Loaded, plugin: Resource, name: str) -> dict[str, Any]:
+        wanted = ld.compiled.wanted.get(name, set())
+        if ALL_ATTRIBUTES in wanted:
+            names = set(type(plugin).attributes_schema) | (wanted - {ALL_ATTRIBUTES})
+        else:
+            names = wanted
+        out = {}
+        for attr in sorted(names):
+            if attr == "show":
+                continue
+            try:
+                out[attr] = plugin.get_attribute(attr)
+            except Exception:  # noqa: BLE001 - an attribute that fails reads as null
+                log.exception("attribute %s of %s failed", attr, name)
+                out[attr] = None
+        return out
+
+    def _context(self, ld: _Loaded, row: Row, plugin_cls: type[Resource], action: str,
+                 props: Mapping[str, Any], metadata: Any) -> EngineResourceContext:
+        db = self.deps.db
+
+        class _LazyData(dict[str, rdb.ResourceDatum]):
+            loaded = False
+
+            def _load(self) -> None:
+                if not self.loaded:
+                    with dbe.read(db) as conn:
+                        self.update(rdb.get_resource_data(conn, row.id))
+                    self.loaded = True
+
+            def get(self, key: str, default: Any = None) -> Any:
+                self._load()
+                return super().get(key, default)
+
+        return EngineResourceContext(
+            name=row.name, type_name=row.type, stack_name=ld.stack.name, stack_id=ld.stack.id,
+            project_id=ld.stack.project_id, action=action, properties=props, metadata=metadata,
+            resource_uuid=row.id, clock=self.deps.clock, stored_physical_id=row.physical_id,
+            stored_data=_LazyData(), clients=self.deps.clients,
+            name_limit=plugin_cls.physical_name_limit, rng=self.deps.rng,
+        )
+
+    def _write_context(self, conn: Any, ld: _Loaded, ctx: EngineResourceContext,
+                       physical: bool = True) -> None:
+        row = ld.row
+        for key, pending in ctx.pending_data.items():
+            if pending is None:
+                rdb.delete_resource_data(conn, row.id, key)
+            else:
+                rdb.set_resource_data(conn, row.id, key, json.dumps(pending[0]),
+                                      redact=pending[1])
+        ctx.pending_data.clear()
+        if physical and ctx.physical_id_changed:
+            rdb.write_owned_resource(conn, row.id, ResourceChange(physical_id=ctx.physical_id),
+                                     traversal_id=ld.task.traversal_id,
+                                     epoch=ld.task.lease_epoch, now=self.deps.clock.now())
+
+    def _event(self, ld: _Loaded, row: Row, action: str, status: str, reason: str,
+               ctx: EngineResourceContext | None) -> NewEvent:
+        physical = ctx.physical_id if ctx is not None else row.physical_id
+        return NewEvent(uuid=self.deps.new_id(), stack_id=ld.stack.id, resource_name=row.name,
+                        resource_type=row.type, action=action, status=status,
+                        status_reason=reason, physical_resource_id=physical)
+
+
+def _can_find_existing(plugin_cls: type[Resource]) -> bool:
+    return plugin_cls.find_existing is not Resource.find_existing
+
+
+def _reason(err: BaseException) -> str:
+    if isinstance(err, KilnError):
+        return f"{err.kind}: {err.full_message}"
+    return f"{type(err).__name__}: {err}"
+
+
+def _with_result(task: NodeTask, row_id: str) -> NodeTask:
+    from dataclasses import replace
+
+    return replace(task, result_resource_id=row_id)

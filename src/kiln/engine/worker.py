@@ -1,0 +1,189 @@
+"""Engine workers: claim ready tasks, run their steps, sweep, heartbeat.
+
+The database is the queue. A ``Notifier`` only wakes sleeping workers sooner;
+a lost wake-up costs latency, never work, because idle workers look at the
+queue again after a short interval anyway. ``run_until_idle`` drives the same
+loop synchronously (tests, benchmarks, the deterministic scenario harness),
+moving a virtual clock to the next due poll when nothing is ready.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable
+from datetime import datetime
+
+from kiln.core.clock import VirtualClock
+from kiln.db import engine as dbe
+from kiln.db import engines as edb
+from kiln.db import tasks as tdb
+from kiln.db import traversals as trdb
+from kiln.db.stacks import StackStatus, update_stack_status
+from kiln.engine.steps import EngineDeps, StepRunner
+
+log = logging.getLogger(__name__)
+
+
+class Notifier:
+    """In-process wake-ups: a condition workers wait on."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def notify(self) -> None:
+        self._event.set()
+
+    def wait(self, timeout: float) -> None:
+        self._event.wait(timeout)
+        self._event.clear()
+
+
+class Worker:
+    """Claims and runs tasks for one engine."""
+
+    def __init__(
+        self,
+        deps: EngineDeps,
+        *,
+        batch: int = 16,
+        notifier: Notifier | None = None,
+    ) -> None:
+        self.deps = deps
+        self.batch = batch
+        self.notifier = notifier or Notifier()
+        self.runner = StepRunner(deps)
+
+    def claim(self) -> list[tdb.NodeTask]:
+        with dbe.write(self.deps.db) as conn:
+            return tdb.claim_tasks(
+                conn, self.deps.engine_id, now=self.deps.clock.now(), lease=self.deps.lease,
+                limit=self.batch,
+            )
+
+    def step_once(self) -> int:
+        """Claim a batch and run one step of each; returns how many ran."""
+        tasks = self.claim()
+        woke = False
+        for task in tasks:
+            if self.runner.run(task):
+                woke = True
+        if woke:
+            self.notifier.notify()
+        return len(tasks)
+
+    def next_wake(self) -> datetime | None:
+        with dbe.read(self.deps.db) as conn:
+            return tdb.next_wake_at(conn)
+
+    def run_until_idle(self, *, max_steps: int = 1_000_000, sweep: bool = True) -> int:
+        """Run until no task is ready or due (moving a virtual clock forward)."""
+        steps = 0
+        while steps < max_steps:
+            ran = self.step_once()
+            steps += ran
+            if ran:
+                continue
+            if sweep:
+                sweep_once(self.deps)
+            due = self.next_wake()
+            if due is None:
+                return steps
+            clock = self.deps.clock
+            if isinstance(clock, VirtualClock):
+                clock.set(due)
+            else:
+                wait = (due - clock.now()).total_seconds()
+                if wait > 0:
+                    self.notifier.wait(min(wait, 1.0))
+        return steps
+
+
+def sweep_once(deps: EngineDeps) -> None:
+    """Hand expired leases back, and fail traversals past their deadline."""
+    now = deps.clock.now()
+    with dbe.write(deps.db) as conn:
+        reclaimed = tdb.reclaim_expired(conn, now=now)
+        overdue = trdb.list_overdue(conn, now=now)
+    if reclaimed:
+        log.info("sweeper: %d expired task leases handed back", reclaimed)
+    for traversal in overdue:
+        _fail_overdue(deps, traversal, now)
+
+
+def _fail_overdue(deps: EngineDeps, traversal: trdb.Traversal, now: datetime) -> None:
+    reason = "Timed out"
+    with dbe.write(deps.db) as conn:
+        if not trdb.finish_traversal(conn, traversal.id, state="FAILED", now=now,
+                                     failure_reason=reason):
+            return
+        update_stack_status(conn, traversal.stack_id, traversal_id=traversal.id,
+                            outcome=StackStatus(traversal.action, "FAILED", reason), now=now)
+    deps.on_traversal_failed(traversal.id)
+
+
+class EngineRuntime:
+    """An engine process's threads: workers, heartbeat and sweeper."""
+
+    def __init__(
+        self,
+        deps: EngineDeps,
+        *,
+        threads: int = 4,
+        heartbeat_interval: float = 5.0,
+        idle_poll: float = 1.0,
+        notifier: Notifier | None = None,
+    ) -> None:
+        self.deps = deps
+        self.notifier = notifier or Notifier()
+        self.workers = [Worker(deps, notifier=self.notifier) for _ in range(threads)]
+        self.heartbeat_interval = heartbeat_interval
+        self.idle_poll = idle_poll
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        with dbe.write(self.deps.db) as conn:
+            edb.register_engine(conn, self.deps.engine_id, host=socket.gethostname(),
+                                pid=os.getpid(), now=self.deps.clock.now())
+        for i, worker in enumerate(self.workers):
+            self._spawn(f"kiln-worker-{i}", functools.partial(self._work, worker))
+        self._spawn("kiln-heartbeat", self._heartbeat)
+
+    def _spawn(self, name: str, target: Callable[[], None]) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _work(self, worker: Worker) -> None:
+        while not self._stop.is_set():
+            try:
+                ran = worker.step_once()
+            except Exception:  # a bug in one step must not kill the worker
+                log.exception("engine step failed")
+                ran = 0
+            if ran == 0:
+                self.notifier.wait(self.idle_poll)
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.heartbeat_interval):
+            try:
+                with dbe.write(self.deps.db) as conn:
+                    edb.heartbeat(conn, self.deps.engine_id, now=self.deps.clock.now(),
+                                  lease=self.deps.lease)
+                sweep_once(self.deps)
+            except Exception:
+                log.exception("heartbeat or sweep failed")
+
+    def wake(self) -> None:
+        self.notifier.notify()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self.notifier.notify()
+        for thread in self._threads:
+            thread.join(timeout)
+

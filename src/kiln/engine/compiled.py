@@ -49,7 +49,9 @@ def wanted_attributes(definition: StackDefinition) -> dict[str, set[str]]:
                 if not isinstance(name, str):
                     continue
                 attr = fn.args[1] if len(fn.args) > 1 else ALL_ATTRIBUTES
-                wanted.setdefault(name, set()).add(attr if isinstance(attr, str) else ALL_ATTRIBUTES)
+                wanted.setdefault(name, set()).add(
+                    attr if isinstance(attr, str) else ALL_ATTRIBUTES
+                )
     return wanted
 
 

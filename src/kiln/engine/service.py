@@ -92,20 +92,42 @@ class StackService:
         traversal_id = self.deps.new_id()
         with dbe.write(self.deps.db) as conn:
             template_id = tdb.store_raw_template(
-                conn, dict(definition.template.data), definition.environment.to_dict(),
-                dict(request.files), now=now,
+                conn,
+                dict(definition.template.data),
+                definition.environment.to_dict(),
+                dict(request.files),
+                now=now,
             )
             sdb.create_stack(
-                conn, stack_id=stack_id, name=request.name, project_id=caller.project_id,
-                user_id=caller.user_id, raw_template_id=template_id, now=now,
-                owner_id=None, root_id=stack_id, parent_resource=None, nested_depth=0,
-                timeout_mins=request.timeout_mins, disable_rollback=request.disable_rollback,
-                tags=list(request.tags), parameters=dict(definition.environment.parameters),
+                conn,
+                stack_id=stack_id,
+                name=request.name,
+                project_id=caller.project_id,
+                user_id=caller.user_id,
+                raw_template_id=template_id,
+                now=now,
+                owner_id=None,
+                root_id=stack_id,
+                parent_resource=None,
+                nested_depth=0,
+                timeout_mins=request.timeout_mins,
+                disable_rollback=request.disable_rollback,
+                tags=list(request.tags),
+                parameters=dict(definition.environment.parameters),
             )
             rows = [_with_template(r, template_id) for r in plan.new_rows]
             rdb.create_resources(conn, rows, now=now)
-            self._start(conn, stack_id, None, "CREATE", template_id, plan, now,
-                        self._deadline(request.timeout_mins), not request.disable_rollback)
+            self._start(
+                conn,
+                stack_id,
+                None,
+                "CREATE",
+                template_id,
+                plan,
+                now,
+                self._deadline(request.timeout_mins),
+                not request.disable_rollback,
+            )
         self.wake()
         return stack_id
 
@@ -123,20 +145,34 @@ class StackService:
         )
         with dbe.write(self.deps.db) as conn:
             template_id = tdb.store_raw_template(
-                conn, dict(definition.template.data), definition.environment.to_dict(),
-                dict(request.files), now=now,
+                conn,
+                dict(definition.template.data),
+                definition.environment.to_dict(),
+                dict(request.files),
+                now=now,
             )
             sdb.set_template(
-                conn, stack.id, raw_template_id=template_id,
-                prev_raw_template_id=stack.raw_template_id, now=now,
+                conn,
+                stack.id,
+                raw_template_id=template_id,
+                prev_raw_template_id=stack.raw_template_id,
+                now=now,
                 expected_version=stack.version,
                 parameters=dict(definition.environment.parameters),
             )
             rows = [_with_template(r, template_id) for r in plan.new_rows]
             rdb.create_resources(conn, rows, now=now)
-            self._start(conn, stack.id, stack.current_traversal_id, "UPDATE", template_id,
-                        plan, now, self._deadline(request.timeout_mins or stack.timeout_mins),
-                        not request.disable_rollback)
+            self._start(
+                conn,
+                stack.id,
+                stack.current_traversal_id,
+                "UPDATE",
+                template_id,
+                plan,
+                now,
+                self._deadline(request.timeout_mins or stack.timeout_mins),
+                not request.disable_rollback,
+            )
         self.wake()
 
     # -- delete -------------------------------------------------------------------------------
@@ -146,17 +182,33 @@ class StackService:
             stack = sdb.get_stack(conn, stack_id, show_deleted=False)
             stored = rdb.list_resources(conn, stack_id)
         now = self.deps.clock.now()
-        given = PlanInput(stack.id, stack.root_id, stack.raw_template_id, {}, {}, stored,
-                          self.deps.new_id)
+        given = PlanInput(
+            stack.id, stack.root_id, stack.raw_template_id, {}, {}, stored, self.deps.new_id
+        )
         plan = build_plan(given, DELETE_STEPS)
         with dbe.write(self.deps.db) as conn:
-            self._start(conn, stack.id, stack.current_traversal_id, "DELETE",
-                        stack.raw_template_id, plan, now, None, False)
+            self._start(
+                conn,
+                stack.id,
+                stack.current_traversal_id,
+                "DELETE",
+                stack.raw_template_id,
+                plan,
+                now,
+                None,
+                False,
+            )
         self.wake()
 
     # -- shared --------------------------------------------------------------------------------
-    def _plan_input(self, stack_id: str, root_id: str, definition: StackDefinition,
-                    template_id: str, stored: list[rdb.Resource]) -> PlanInput:
+    def _plan_input(
+        self,
+        stack_id: str,
+        root_id: str,
+        definition: StackDefinition,
+        template_id: str,
+        stored: list[rdb.Resource],
+    ) -> PlanInput:
         return PlanInput(
             stack_id=stack_id,
             root_stack_id=root_id,
@@ -167,26 +219,58 @@ class StackService:
             new_id=self.deps.new_id,
         )
 
-    def _start(self, conn: Any, stack_id: str, expected: str | None, action: str,
-               template_id: str, plan: Any, now: Any, deadline: Any, rollback: bool) -> str:
+    def _start(
+        self,
+        conn: Any,
+        stack_id: str,
+        expected: str | None,
+        action: str,
+        template_id: str,
+        plan: Any,
+        now: Any,
+        deadline: Any,
+        rollback: bool,
+    ) -> str:
         traversal_id = self.deps.new_id()
         started = trdb.start_traversal(
-            conn, traversal_id=traversal_id, stack_id=stack_id, expected_current=expected,
-            action=action, raw_template_id=template_id, nodes=plan.nodes, edges=plan.edges,
-            now=now, deadline_at=deadline, rollback_on_failure=rollback,
+            conn,
+            traversal_id=traversal_id,
+            stack_id=stack_id,
+            expected_current=expected,
+            action=action,
+            raw_template_id=template_id,
+            nodes=plan.nodes,
+            edges=plan.edges,
+            now=now,
+            deadline_at=deadline,
+            rollback_on_failure=rollback,
         )
         if not started:
             raise KilnError("Another operation on this stack started at the same time")
         with_stack = sdb.get_stack(conn, stack_id)
-        evdb.add_event(conn, evdb.NewEvent(
-            uuid=self.deps.new_id(), stack_id=stack_id, resource_name=with_stack.name,
-            resource_type="OS::Heat::Stack", action=action, status="IN_PROGRESS",
-            status_reason=f"Stack {action} started", physical_resource_id=stack_id,
-        ), now=now)
+        evdb.add_event(
+            conn,
+            evdb.NewEvent(
+                uuid=self.deps.new_id(),
+                stack_id=stack_id,
+                resource_name=with_stack.name,
+                resource_type="OS::Heat::Stack",
+                action=action,
+                status="IN_PROGRESS",
+                status_reason=f"Stack {action} started",
+                physical_resource_id=stack_id,
+            ),
+            now=now,
+        )
         if not plan.nodes:  # nothing to do: the traversal is complete at once
             trdb.finish_traversal(conn, traversal_id, state="COMPLETE", now=now)
-            sdb.update_stack_status(conn, stack_id, traversal_id=traversal_id, outcome=StackStatus(
-                action, "COMPLETE", f"Stack {action} completed successfully"), now=now)
+            sdb.update_stack_status(
+                conn,
+                stack_id,
+                traversal_id=traversal_id,
+                outcome=StackStatus(action, "COMPLETE", f"Stack {action} completed successfully"),
+                now=now,
+            )
             if action == "DELETE":
                 sdb.soft_delete_stack(conn, stack_id, now=now)
         return traversal_id

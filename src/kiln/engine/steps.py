@@ -102,9 +102,14 @@ class _Loaded:
         """Take ownership of the row for this step's writes (CAS on its version)."""
         if self.owned:
             return
-        if not rdb.claim_resource(conn, self.row.id, traversal_id=self.task.traversal_id,
-                                  epoch=self.task.lease_epoch,
-                                  expected_version=self.row.version, now=now):
+        if not rdb.claim_resource(
+            conn,
+            self.row.id,
+            traversal_id=self.task.traversal_id,
+            epoch=self.task.lease_epoch,
+            expected_version=self.row.version,
+            now=now,
+        ):
             raise ResourceBusy(self.row.id)
         self.owned = True
 
@@ -122,8 +127,9 @@ class StepRunner:
         try:
             return self._run(task)
         except FencedOut:
-            log.info("task %s/%s was taken over; dropping this step", task.traversal_id,
-                     task.node_key)
+            log.info(
+                "task %s/%s was taken over; dropping this step", task.traversal_id, task.node_key
+            )
             return []
         except ResourceBusy:
             now = self.deps.clock.now()
@@ -173,8 +179,9 @@ class StepRunner:
         definition = ld.compiled.definition.resources[name]
         plugin_cls = self.deps.registry.plugin(definition.type)
         if plugin_cls is None:
-            return self._fail(ld, ld.row, "CREATE",
-                              f"The Resource Type ({definition.type}) could not be found.")
+            return self._fail(
+                ld, ld.row, "CREATE", f"The Resource Type ({definition.type}) could not be found."
+            )
         cookie = ld.task.cookie or {}
         try:
             preds = self._predecessors(ld, definition.requires)
@@ -183,8 +190,9 @@ class StepRunner:
             metadata = resolve_top(definition.metadata, state)
             props = self._typed(plugin_cls, props_raw)
         except KilnError as err:
-            return self._fail(ld, ld.row, "CREATE" if ld.row.action == "INIT" else "UPDATE",
-                              err.full_message)
+            return self._fail(
+                ld, ld.row, "CREATE" if ld.row.action == "INIT" else "UPDATE", err.full_message
+            )
         if ld.task.phase is None:
             return self._start_converge(ld, plugin_cls, props, metadata, state)
         action = cookie.get("action", "CREATE")
@@ -201,11 +209,17 @@ class StepRunner:
             return self._poll(ld, plugin, ctx, action, cookie, first=False)
         except UpdateReplace:
             return self._start_replacement(ld, plugin_cls, props, metadata)
-        except Exception as err:  # noqa: BLE001 - a plugin's failure becomes the resource's
+        except Exception as err:
             return self._fail(ld, row, action, _reason(err), ctx)
 
-    def _start_converge(self, ld: _Loaded, plugin_cls: type[Resource], props: dict[str, Any],
-                        metadata: Any, state: RowState) -> list[str]:
+    def _start_converge(
+        self,
+        ld: _Loaded,
+        plugin_cls: type[Resource],
+        props: dict[str, Any],
+        metadata: Any,
+        state: RowState,
+    ) -> list[str]:
         row = ld.row
         if row.action == "INIT" or (row.action == "DELETE" and row.status == "COMPLETE"):
             action = "CREATE"
@@ -229,16 +243,18 @@ class StepRunner:
                 with dbe.write(self.deps.db) as conn:
                     now = self.deps.clock.now()
                     ld.own(conn, now)
-                    record_progress(conn, ld.task.lease, now=now,
-                                    phase=REQUESTED, cookie={"action": action})
+                    record_progress(
+                        conn, ld.task.lease, now=now, phase=REQUESTED, cookie={"action": action}
+                    )
             return self._begin(ld, plugin, ctx, action, props, {"action": action})
         except UpdateReplace:
             return self._start_replacement(ld, plugin_cls, props, metadata)
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             return self._fail(ld, row, action, _reason(err), ctx)
 
-    def _start_replacement(self, ld: _Loaded, plugin_cls: type[Resource], props: dict[str, Any],
-                           metadata: Any) -> list[str]:
+    def _start_replacement(
+        self, ld: _Loaded, plugin_cls: type[Resource], props: dict[str, Any], metadata: Any
+    ) -> list[str]:
         old = ld.row
         new = NewResource(
             id=self.deps.new_id(),
@@ -259,13 +275,21 @@ class StepRunner:
         ctx = self._context(ld, created, plugin_cls, "CREATE", props, metadata)
         plugin = plugin_cls(ctx)
         try:
-            return self._begin(ld, plugin, ctx, "CREATE", props,
-                               {"action": "CREATE", "replaces": old.id})
-        except Exception as err:  # noqa: BLE001
+            return self._begin(
+                ld, plugin, ctx, "CREATE", props, {"action": "CREATE", "replaces": old.id}
+            )
+        except Exception as err:
             return self._fail(ld, created, "CREATE", _reason(err), ctx)
 
-    def _begin(self, ld: _Loaded, plugin: Resource, ctx: EngineResourceContext, action: str,
-               props: Mapping[str, Any], cookie: dict[str, Any]) -> list[str]:
+    def _begin(
+        self,
+        ld: _Loaded,
+        plugin: Resource,
+        ctx: EngineResourceContext,
+        action: str,
+        props: Mapping[str, Any],
+        cookie: dict[str, Any],
+    ) -> list[str]:
         if action == "UPDATE":
             changed = {k: v for k, v in props.items() if ld.row.properties.get(k) != v}
             changed.update({k: None for k in ld.row.properties if k not in props})
@@ -275,8 +299,16 @@ class StepRunner:
         cookie = {**cookie, "plugin": plugin_cookie, "polls": 0}
         return self._poll(ld, plugin, ctx, action, cookie, first=True)
 
-    def _poll(self, ld: _Loaded, plugin: Resource, ctx: EngineResourceContext, action: str,
-              cookie: dict[str, Any], *, first: bool) -> list[str]:
+    def _poll(
+        self,
+        ld: _Loaded,
+        plugin: Resource,
+        ctx: EngineResourceContext,
+        action: str,
+        cookie: dict[str, Any],
+        *,
+        first: bool,
+    ) -> list[str]:
         done = getattr(plugin, f"check_{action.lower()}_complete")(cookie.get("plugin"))
         if done:
             return self._complete(ld, ld.row, plugin, ctx, action=action, started=first)
@@ -289,15 +321,32 @@ class StepRunner:
             ld.own(conn, now)
             self._write_context(conn, ld, ctx)
             if first:
-                add_events(conn, [self._event(ld, ld.row, action, "IN_PROGRESS",
-                                              "state changed", ctx)], now=now)
-            requeue_task(conn, ld.task.lease, now=now, not_before=now + timedelta(seconds=delay),
-                         phase=POLLING, cookie=cookie)
+                add_events(
+                    conn,
+                    [self._event(ld, ld.row, action, "IN_PROGRESS", "state changed", ctx)],
+                    now=now,
+                )
+            requeue_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                not_before=now + timedelta(seconds=delay),
+                phase=POLLING,
+                cookie=cookie,
+            )
         return []
 
-    def _complete(self, ld: _Loaded, row: Row, plugin: Resource | None,
-                  ctx: EngineResourceContext | None, *, action: str = "",
-                  started: bool = False, requires_only: bool = False) -> list[str]:
+    def _complete(
+        self,
+        ld: _Loaded,
+        row: Row,
+        plugin: Resource | None,
+        ctx: EngineResourceContext | None,
+        *,
+        action: str = "",
+        started: bool = False,
+        requires_only: bool = False,
+    ) -> list[str]:
         definition = ld.compiled.definition.resources[row.name]
         requires = self._required_rows(ld, definition.requires)
         now = self.deps.clock.now()
@@ -328,9 +377,15 @@ class StepRunner:
             replaces = row.replaces if not requires_only else None
             if replaces is not None and action == "CREATE":
                 rdb.mark_replaced(conn, replaces, row.id, now=now)
-            done = complete_task(conn, ld.task.lease, now=now, resource_id=row.id,
-                                 resource_change=change, events=events,
-                                 result_resource_id=row.id)
+            done = complete_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                resource_id=row.id,
+                resource_change=change,
+                events=events,
+                result_resource_id=row.id,
+            )
             self._after_completion(conn, ld, done.traversal_completed)
         return list(done.ready)
 
@@ -338,7 +393,11 @@ class StepRunner:
     def _cleanup(self, ld: _Loaded) -> list[str]:
         row = ld.row
         current = self._is_current(ld, row)
-        if current or (row.action == "INIT") or (row.action == "DELETE" and row.status == "COMPLETE"):
+        if (
+            current
+            or (row.action == "INIT")
+            or (row.action == "DELETE" and row.status == "COMPLETE")
+        ):
             return self._finish_cleanup(ld, row, delete_row=not current, event=False)
         definition = ld.compiled.definition.resources.get(row.name)
         policy = definition.deletion_policy if definition is not None else "Delete"
@@ -346,7 +405,9 @@ class StepRunner:
             return self._finish_cleanup(ld, row, delete_row=True, event=True)
         plugin_cls = self.deps.registry.plugin(row.type)
         if plugin_cls is None:
-            return self._fail(ld, row, "DELETE", f"The Resource Type ({row.type}) could not be found.")
+            return self._fail(
+                ld, row, "DELETE", f"The Resource Type ({row.type}) could not be found."
+            )
         ctx = self._context(ld, row, plugin_cls, "DELETE", row.properties, row.metadata)
         plugin = plugin_cls(ctx)
         cookie = ld.task.cookie or {}
@@ -357,8 +418,9 @@ class StepRunner:
             else:
                 first = False
             if plugin.check_delete_complete(cookie.get("plugin")):
-                return self._finish_cleanup(ld, row, delete_row=True, event=True, ctx=ctx,
-                                            started=first)
+                return self._finish_cleanup(
+                    ld, row, delete_row=True, event=True, ctx=ctx, started=first
+                )
             polls = int(cookie.get("polls", 0)) + 1
             cookie = {**cookie, "polls": polls}
             hint = plugin.poll_after(cookie.get("plugin"))
@@ -368,13 +430,21 @@ class StepRunner:
                 ld.own(conn, now)
                 self._write_context(conn, ld, ctx)
                 if first:
-                    add_events(conn, [self._event(ld, row, "DELETE", "IN_PROGRESS",
-                                                  "state changed", ctx)], now=now)
-                requeue_task(conn, ld.task.lease, now=now,
-                             not_before=now + timedelta(seconds=delay), phase=POLLING,
-                             cookie=cookie)
+                    add_events(
+                        conn,
+                        [self._event(ld, row, "DELETE", "IN_PROGRESS", "state changed", ctx)],
+                        now=now,
+                    )
+                requeue_task(
+                    conn,
+                    ld.task.lease,
+                    now=now,
+                    not_before=now + timedelta(seconds=delay),
+                    phase=POLLING,
+                    cookie=cookie,
+                )
             return []
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             return self._fail(ld, row, "DELETE", _reason(err), ctx)
 
     def _is_current(self, ld: _Loaded, row: Row) -> bool:
@@ -388,9 +458,16 @@ class StepRunner:
             new = self.compiled_for(conn, ld.stack, ld.traversal.raw_template_id)
         return row.name in new.definition.resources and row.replaced_by is None
 
-    def _finish_cleanup(self, ld: _Loaded, row: Row, *, delete_row: bool, event: bool,
-                        ctx: EngineResourceContext | None = None,
-                        started: bool = False) -> list[str]:
+    def _finish_cleanup(
+        self,
+        ld: _Loaded,
+        row: Row,
+        *,
+        delete_row: bool,
+        event: bool,
+        ctx: EngineResourceContext | None = None,
+        started: bool = False,
+    ) -> list[str]:
         now = self.deps.clock.now()
         events = []
         if event:
@@ -412,33 +489,62 @@ class StepRunner:
         action = ld.traversal.action
         if action == "DELETE":
             sdb.soft_delete_stack(conn, ld.stack.id, now=now)
-        add_events(conn, [NewEvent(
-            uuid=self.deps.new_id(), stack_id=ld.stack.id, resource_name=ld.stack.name,
-            resource_type="OS::Heat::Stack", action=action, status="COMPLETE",
-            status_reason=f"Stack {action} completed successfully",
-            physical_resource_id=ld.stack.id,
-        )], now=now)
+        add_events(
+            conn,
+            [
+                NewEvent(
+                    uuid=self.deps.new_id(),
+                    stack_id=ld.stack.id,
+                    resource_name=ld.stack.name,
+                    resource_type="OS::Heat::Stack",
+                    action=action,
+                    status="COMPLETE",
+                    status_reason=f"Stack {action} completed successfully",
+                    physical_resource_id=ld.stack.id,
+                )
+            ],
+            now=now,
+        )
 
-    def _fail(self, ld: _Loaded, row: Row, action: str, reason: str,
-              ctx: EngineResourceContext | None = None) -> list[str]:
+    def _fail(
+        self,
+        ld: _Loaded,
+        row: Row,
+        action: str,
+        reason: str,
+        ctx: EngineResourceContext | None = None,
+    ) -> list[str]:
         now = self.deps.clock.now()
         resource_reason = reason
         stack_reason = f"Resource {action} failed: {reason}"
         change = ResourceChange(action=action, status="FAILED", status_reason=resource_reason)
         events = [
             self._event(ld, row, action, "FAILED", resource_reason, ctx),
-            NewEvent(uuid=self.deps.new_id(), stack_id=ld.stack.id, resource_name=ld.stack.name,
-                     resource_type="OS::Heat::Stack", action=ld.traversal.action,
-                     status="FAILED", status_reason=stack_reason,
-                     physical_resource_id=ld.stack.id),
+            NewEvent(
+                uuid=self.deps.new_id(),
+                stack_id=ld.stack.id,
+                resource_name=ld.stack.name,
+                resource_type="OS::Heat::Stack",
+                action=ld.traversal.action,
+                status="FAILED",
+                status_reason=stack_reason,
+                physical_resource_id=ld.stack.id,
+            ),
         ]
         with dbe.write(self.deps.db) as conn:
             ld.own(conn, now)
             if ctx is not None:
                 self._write_context(conn, ld, ctx)
-            won = fail_task(conn, ld.task.lease, now=now, reason=stack_reason,
-                            resource_id=row.id, resource_change=change, events=events,
-                            stack_outcome=StackStatus(ld.traversal.action, "FAILED", stack_reason))
+            won = fail_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                reason=stack_reason,
+                resource_id=row.id,
+                resource_change=change,
+                events=events,
+                stack_outcome=StackStatus(ld.traversal.action, "FAILED", stack_reason),
+            )
         if won:
             self.deps.on_traversal_failed(ld.traversal.id)
         return []
@@ -481,13 +587,20 @@ class StepRunner:
                 continue
             try:
                 out[attr] = plugin.get_attribute(attr)
-            except Exception:  # noqa: BLE001 - an attribute that fails reads as null
+            except Exception:
                 log.exception("attribute %s of %s failed", attr, name)
                 out[attr] = None
         return out
 
-    def _context(self, ld: _Loaded, row: Row, plugin_cls: type[Resource], action: str,
-                 props: Mapping[str, Any], metadata: Any) -> EngineResourceContext:
+    def _context(
+        self,
+        ld: _Loaded,
+        row: Row,
+        plugin_cls: type[Resource],
+        action: str,
+        props: Mapping[str, Any],
+        metadata: Any,
+    ) -> EngineResourceContext:
         db = self.deps.db
 
         class _LazyData(dict[str, rdb.ResourceDatum]):
@@ -504,34 +617,63 @@ class StepRunner:
                 return super().get(key, default)
 
         return EngineResourceContext(
-            name=row.name, type_name=row.type, stack_name=ld.stack.name, stack_id=ld.stack.id,
-            project_id=ld.stack.project_id, action=action, properties=props, metadata=metadata,
-            resource_uuid=row.id, clock=self.deps.clock, stored_physical_id=row.physical_id,
-            stored_data=_LazyData(), clients=self.deps.clients,
-            name_limit=plugin_cls.physical_name_limit, rng=self.deps.rng,
+            name=row.name,
+            type_name=row.type,
+            stack_name=ld.stack.name,
+            stack_id=ld.stack.id,
+            project_id=ld.stack.project_id,
+            action=action,
+            properties=props,
+            metadata=metadata,
+            resource_uuid=row.id,
+            clock=self.deps.clock,
+            stored_physical_id=row.physical_id,
+            stored_data=_LazyData(),
+            clients=self.deps.clients,
+            name_limit=plugin_cls.physical_name_limit,
+            rng=self.deps.rng,
         )
 
-    def _write_context(self, conn: Any, ld: _Loaded, ctx: EngineResourceContext,
-                       physical: bool = True) -> None:
+    def _write_context(
+        self, conn: Any, ld: _Loaded, ctx: EngineResourceContext, physical: bool = True
+    ) -> None:
         row = ld.row
         for key, pending in ctx.pending_data.items():
             if pending is None:
                 rdb.delete_resource_data(conn, row.id, key)
             else:
-                rdb.set_resource_data(conn, row.id, key, json.dumps(pending[0]),
-                                      redact=pending[1])
+                rdb.set_resource_data(conn, row.id, key, json.dumps(pending[0]), redact=pending[1])
         ctx.pending_data.clear()
         if physical and ctx.physical_id_changed:
-            rdb.write_owned_resource(conn, row.id, ResourceChange(physical_id=ctx.physical_id),
-                                     traversal_id=ld.task.traversal_id,
-                                     epoch=ld.task.lease_epoch, now=self.deps.clock.now())
+            rdb.write_owned_resource(
+                conn,
+                row.id,
+                ResourceChange(physical_id=ctx.physical_id),
+                traversal_id=ld.task.traversal_id,
+                epoch=ld.task.lease_epoch,
+                now=self.deps.clock.now(),
+            )
 
-    def _event(self, ld: _Loaded, row: Row, action: str, status: str, reason: str,
-               ctx: EngineResourceContext | None) -> NewEvent:
+    def _event(
+        self,
+        ld: _Loaded,
+        row: Row,
+        action: str,
+        status: str,
+        reason: str,
+        ctx: EngineResourceContext | None,
+    ) -> NewEvent:
         physical = ctx.physical_id if ctx is not None else row.physical_id
-        return NewEvent(uuid=self.deps.new_id(), stack_id=ld.stack.id, resource_name=row.name,
-                        resource_type=row.type, action=action, status=status,
-                        status_reason=reason, physical_resource_id=physical)
+        return NewEvent(
+            uuid=self.deps.new_id(),
+            stack_id=ld.stack.id,
+            resource_name=row.name,
+            resource_type=row.type,
+            action=action,
+            status=status,
+            status_reason=reason,
+            physical_resource_id=physical,
+        )
 
 
 def _can_find_existing(plugin_cls: type[Resource]) -> bool:

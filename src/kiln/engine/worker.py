@@ -60,7 +60,10 @@ class Worker:
     def claim(self) -> list[tdb.NodeTask]:
         with dbe.write(self.deps.db) as conn:
             return tdb.claim_tasks(
-                conn, self.deps.engine_id, now=self.deps.clock.now(), lease=self.deps.lease,
+                conn,
+                self.deps.engine_id,
+                now=self.deps.clock.now(),
+                lease=self.deps.lease,
                 limit=self.batch,
             )
 
@@ -117,11 +120,17 @@ def sweep_once(deps: EngineDeps) -> None:
 def _fail_overdue(deps: EngineDeps, traversal: trdb.Traversal, now: datetime) -> None:
     reason = "Timed out"
     with dbe.write(deps.db) as conn:
-        if not trdb.finish_traversal(conn, traversal.id, state="FAILED", now=now,
-                                     failure_reason=reason):
+        if not trdb.finish_traversal(
+            conn, traversal.id, state="FAILED", now=now, failure_reason=reason
+        ):
             return
-        update_stack_status(conn, traversal.stack_id, traversal_id=traversal.id,
-                            outcome=StackStatus(traversal.action, "FAILED", reason), now=now)
+        update_stack_status(
+            conn,
+            traversal.stack_id,
+            traversal_id=traversal.id,
+            outcome=StackStatus(traversal.action, "FAILED", reason),
+            now=now,
+        )
     deps.on_traversal_failed(traversal.id)
 
 
@@ -147,8 +156,13 @@ class EngineRuntime:
 
     def start(self) -> None:
         with dbe.write(self.deps.db) as conn:
-            edb.register_engine(conn, self.deps.engine_id, host=socket.gethostname(),
-                                pid=os.getpid(), now=self.deps.clock.now())
+            edb.register_engine(
+                conn,
+                self.deps.engine_id,
+                host=socket.gethostname(),
+                pid=os.getpid(),
+                now=self.deps.clock.now(),
+            )
         for i, worker in enumerate(self.workers):
             self._spawn(f"kiln-worker-{i}", functools.partial(self._work, worker))
         self._spawn("kiln-heartbeat", self._heartbeat)
@@ -172,8 +186,9 @@ class EngineRuntime:
         while not self._stop.wait(self.heartbeat_interval):
             try:
                 with dbe.write(self.deps.db) as conn:
-                    edb.heartbeat(conn, self.deps.engine_id, now=self.deps.clock.now(),
-                                  lease=self.deps.lease)
+                    edb.heartbeat(
+                        conn, self.deps.engine_id, now=self.deps.clock.now(), lease=self.deps.lease
+                    )
                 sweep_once(self.deps)
             except Exception:
                 log.exception("heartbeat or sweep failed")
@@ -186,4 +201,3 @@ class EngineRuntime:
         self.notifier.notify()
         for thread in self._threads:
             thread.join(timeout)
-

@@ -1,0 +1,63 @@
+"""Building an engine on a fresh database for tests (one process, virtual clock)."""
+
+from __future__ import annotations
+
+import itertools
+import pathlib
+import random
+import uuid
+from dataclasses import dataclass
+
+from kiln.core.clock import VirtualClock
+from kiln.db.engine import create_engine
+from kiln.db.migrate import upgrade
+from kiln.engine.service import Caller, StackRequest, StackService
+from kiln.engine.steps import EngineDeps
+from kiln.engine.worker import Worker
+from kiln.plugin.registry import PluginRegistry
+from kiln.schema.custom import CustomConstraints
+from kiln.template.loader import load_template
+
+REGISTRY = PluginRegistry.discover()
+CALLER = Caller("project-1", "user-1")
+
+
+@dataclass
+class Harness:
+    service: StackService
+    worker: Worker
+    clock: VirtualClock
+    deps: EngineDeps
+
+    def create(self, template: str, name: str = "s", **kw: object) -> str:
+        request = StackRequest(name=name, template=load_template(template).data, **kw)  # type: ignore[arg-type]
+        return self.service.create_stack(CALLER, request)
+
+    def update(self, stack_id: str, template: str, **kw: object) -> None:
+        stack = self.service.get_stack(stack_id)
+        request = StackRequest(name=stack.name, template=load_template(template).data, **kw)  # type: ignore[arg-type]
+        self.service.update_stack(CALLER, stack_id, request)
+
+    def run(self) -> int:
+        return self.worker.run_until_idle()
+
+    def outputs(self, stack_id: str) -> dict[str, object]:
+        return {k: v.value for k, v in self.service.outputs(stack_id).items()}
+
+
+def make_harness(tmp_path: pathlib.Path, seed: int = 1) -> Harness:
+    db = create_engine(f"sqlite:///{tmp_path / 'kiln.db'}")
+    upgrade(db)
+    clock = VirtualClock()
+    counter = itertools.count()
+    rng = random.Random(seed)
+    deps = EngineDeps(
+        db=db,
+        registry=REGISTRY,
+        custom=REGISTRY.custom_constraints(CustomConstraints.offline()),
+        clock=clock,
+        engine_id="engine-1",
+        rng=rng,
+        new_id=lambda: str(uuid.UUID(int=rng.getrandbits(128) ^ next(counter), version=4)),
+    )
+    return Harness(StackService(deps), Worker(deps), clock, deps)

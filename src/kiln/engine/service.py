@@ -89,7 +89,6 @@ class StackService:
         definition = self._definition(request, identity)
         now = self.deps.clock.now()
         plan = build_plan(self._plan_input(stack_id, stack_id, definition, "", []), CONVERGE_STEPS)
-        traversal_id = self.deps.new_id()
         with dbe.write(self.deps.db) as conn:
             template_id = tdb.store_raw_template(
                 conn,

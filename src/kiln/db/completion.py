@@ -63,6 +63,7 @@ def _finish_task(
     resource_id: str | None,
     resource_change: ResourceChange | None,
     result_resource_id: str | Keep | None,
+    resource_version: int | None = None,
 ) -> None:
     execute_fenced(
         conn,
@@ -76,7 +77,22 @@ def _finish_task(
         ),
         fenced_out_message(lease),
     )
-    if resource_id is not None:
+    if resource_id is not None and resource_version is not None:
+        # A task that never took ownership writes under a CAS on the version it read.
+        execute_fenced(
+            conn,
+            sa.update(tables.resource)
+            .where(
+                tables.resource.c.id == resource_id, tables.resource.c.version == resource_version
+            )
+            .values(
+                **(resource_change or ResourceChange()).values(),
+                updated_at=now,
+                version=tables.resource.c.version + 1,
+            ),
+            f"resource {resource_id} changed since version {resource_version}",
+        )
+    elif resource_id is not None:
         write_owned_resource(
             conn,
             resource_id,
@@ -166,6 +182,7 @@ def complete_task(
     result_resource_id: str | Keep | None = KEEP,
     successors: Sequence[str] | None = None,
     stack_outcome: StackStatus | None = None,
+    resource_version: int | None = None,
 ) -> Completion:
     """Mark a claimed task DONE and propagate, as one fenced step. Writes.
 
@@ -175,6 +192,8 @@ def complete_task(
     which must not propagate. The stack gets ``stack_outcome`` (default: the
     traversal's action COMPLETE) if this completion finished the traversal and
     it is still current. ``FencedOut`` (nothing written) if the lease is stale.
+    ``resource_version``: write the row under a CAS on that version instead of
+    as its owner (a one-step action never took ownership).
     """
     _finish_task(
         conn,
@@ -184,6 +203,7 @@ def complete_task(
         resource_id=resource_id,
         resource_change=resource_change,
         result_resource_id=result_resource_id,
+        resource_version=resource_version,
     )
     if successors is None:
         successors = (

@@ -97,6 +97,7 @@ class _Loaded:
     compiled: CompiledStack
     row: Row
     owned: bool = False
+    preds: dict[str, Row] | None = None
 
     def own(self, conn: Any, now: Any) -> None:
         """Take ownership of the row for this step's writes (CAS on its version)."""
@@ -120,6 +121,8 @@ class StepRunner:
     def __init__(self, deps: EngineDeps) -> None:
         self.deps = deps
         self._templates: dict[str, tdb.RawTemplate] = {}
+        self._stacks: dict[str, sdb.Stack] = {}  # identity only: name, project, root
+        self._edges: dict[str, dict[str, list[str]]] = {}  # traversal -> node -> successors
 
     # -- entry ------------------------------------------------------------------------
     def run(self, task: NodeTask) -> list[str]:
@@ -163,7 +166,9 @@ class StepRunner:
     def _load(self, task: NodeTask) -> _Loaded:
         with dbe.read(self.deps.db) as conn:
             traversal = trdb.get_traversal(conn, task.traversal_id)
-            stack = sdb.get_stack(conn, task.stack_id)
+            stack = self._stacks.get(task.stack_id)
+            if stack is None:
+                stack = self._stacks.setdefault(task.stack_id, sdb.get_stack(conn, task.stack_id))
             assert task.resource_id is not None
             row_id = task.result_resource_id or task.resource_id
             row = rdb.get_resource(conn, row_id)
@@ -171,7 +176,14 @@ class StepRunner:
             if task.kind != CONVERGE:
                 template_id = row.raw_template_id
             compiled = self.compiled_for(conn, stack, template_id)
-        return _Loaded(task, traversal, stack, compiled, row)
+            loaded = _Loaded(task, traversal, stack, compiled, row)
+            if task.kind == CONVERGE:
+                definition = compiled.definition.resources.get(task.resource_name)
+                if definition is not None and definition.requires:
+                    keys = [converge_key(n) for n in definition.requires]
+                    found = rdb.resources_of_tasks(conn, task.traversal_id, keys)
+                    loaded.preds = {key[2:]: r for key, r in found.items()}
+        return loaded
 
     # -- converge ---------------------------------------------------------------------------
     def _converge(self, ld: _Loaded) -> list[str]:
@@ -371,7 +383,6 @@ class StepRunner:
                 events.append(self._event(ld, row, action, "IN_PROGRESS", "state changed", ctx))
             events.append(self._event(ld, row, action, "COMPLETE", "state changed", ctx))
         with dbe.write(self.deps.db) as conn:
-            ld.own(conn, now)
             if ctx is not None:
                 self._write_context(conn, ld, ctx, physical=False)
             replaces = row.replaces if not requires_only else None
@@ -385,6 +396,8 @@ class StepRunner:
                 resource_change=change,
                 events=events,
                 result_resource_id=row.id,
+                successors=self._successors(conn, ld),
+                resource_version=None if ld.owned else row.version,
             )
             self._after_completion(conn, ld, done.traversal_completed)
         return list(done.ready)
@@ -475,7 +488,9 @@ class StepRunner:
                 events.append(self._event(ld, row, "DELETE", "IN_PROGRESS", "state changed", ctx))
             events.append(self._event(ld, row, "DELETE", "COMPLETE", "state changed", ctx))
         with dbe.write(self.deps.db) as conn:
-            done = complete_task(conn, ld.task.lease, now=now, events=events)
+            done = complete_task(
+                conn, ld.task.lease, now=now, events=events, successors=self._successors(conn, ld)
+            )
             if delete_row:
                 rdb.delete_resource(conn, row.id)
             self._after_completion(conn, ld, done.traversal_completed)
@@ -556,13 +571,28 @@ class StepRunner:
         return []
 
     # -- helpers ----------------------------------------------------------------------------
+    def _successors(self, conn: Any, ld: _Loaded) -> list[str]:
+        """The node's successors, from the traversal's edges read once per traversal."""
+        tid = ld.task.traversal_id
+        edges = self._edges.get(tid)
+        if edges is None:
+            edges = {}
+            for before, after in trdb.list_edges(conn, tid):
+                edges.setdefault(before, []).append(after)
+            self._edges[tid] = edges
+            while len(self._edges) > 64:
+                self._edges.pop(next(iter(self._edges)))
+        return edges.get(ld.task.node_key, [])
+
     def _predecessors(self, ld: _Loaded, requires: frozenset[str]) -> dict[str, Row]:
         if not requires:
             return {}
-        keys = [converge_key(n) for n in requires]
-        with dbe.read(self.deps.db) as conn:
-            found = rdb.resources_of_tasks(conn, ld.task.traversal_id, keys)
-        return {key[2:]: row for key, row in found.items()}
+        if ld.preds is None:
+            keys = [converge_key(n) for n in requires]
+            with dbe.read(self.deps.db) as conn:
+                found = rdb.resources_of_tasks(conn, ld.task.traversal_id, keys)
+            ld.preds = {key[2:]: row for key, row in found.items()}
+        return ld.preds
 
     def _required_rows(self, ld: _Loaded, requires: frozenset[str]) -> list[str]:
         return sorted(row.id for row in self._predecessors(ld, requires).values())

@@ -1,0 +1,158 @@
+"""The engine's side of the RPC messages: each message type to a service call.
+
+Every read is scoped to the caller's project: a stack of another project is
+"not found", never visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kiln.db import engine as dbe
+from kiln.db import stacks as sdb
+from kiln.db.errors import NotFound
+from kiln.engine.service import Caller, StackRequest, StackService
+from kiln.rpc import messages as m
+
+
+def _caller(ctx: m.Context) -> Caller:
+    return Caller(ctx.project_id, ctx.user_id)
+
+
+def _request(name: str, given: m.StackInput, msg: Any) -> StackRequest:
+    return StackRequest(
+        name=name,
+        template=given.template,
+        environment=given.environment,
+        environment_files=given.environment_files,
+        files=given.files,
+        parameters=given.parameters,
+        timeout_mins=msg.timeout_mins,
+        disable_rollback=msg.disable_rollback,
+        tags=msg.tags,
+    )
+
+
+def _view(stack: sdb.Stack, outputs: list[m.Output] | None = None) -> m.StackView:
+    return m.StackView(
+        id=stack.id,
+        name=stack.name,
+        project_id=stack.project_id,
+        action=stack.action,
+        status=stack.status,
+        status_reason=stack.status_reason,
+        created_at=stack.created_at,
+        updated_at=stack.updated_at,
+        deleted_at=stack.deleted_at,
+        parent_id=stack.owner_id,
+        timeout_mins=stack.timeout_mins,
+        disable_rollback=stack.disable_rollback,
+        tags=tuple(stack.tags),
+        parameters=dict(stack.parameters),
+        outputs=tuple(outputs or ()),
+    )
+
+
+class EngineHandlers:
+    """Handlers for every message, over one StackService."""
+
+    def __init__(self, service: StackService) -> None:
+        self.service = service
+
+    def table(self) -> dict[type, Callable[[Any], Any]]:
+        return {
+            m.CreateStack: self.create,
+            m.UpdateStack: self.update,
+            m.DeleteStack: self.delete,
+            m.ShowStack: self.show,
+            m.ListStacks: self.list,
+            m.ListResources: self.resources,
+            m.ListEvents: self.events,
+        }
+
+    def _own_stack(self, ctx: m.Context, stack_id: str) -> sdb.Stack:
+        stack = self.service.get_stack(stack_id)
+        if stack.project_id != ctx.project_id and not ctx.is_admin:
+            raise NotFound("Stack", stack_id)
+        return stack
+
+    def create(self, msg: m.CreateStack) -> m.StackCreated:
+        stack_id = self.service.create_stack(
+            _caller(msg.context), _request(msg.name, msg.input, msg)
+        )
+        return m.StackCreated(stack_id, msg.name)
+
+    def update(self, msg: m.UpdateStack) -> m.Accepted:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        self.service.update_stack(
+            _caller(msg.context), stack.id, _request(stack.name, msg.input, msg)
+        )
+        return m.Accepted(stack.id)
+
+    def delete(self, msg: m.DeleteStack) -> m.Accepted:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        self.service.delete_stack(_caller(msg.context), stack.id)
+        return m.Accepted(stack.id)
+
+    def show(self, msg: m.ShowStack) -> m.StackView:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        outputs = None
+        if msg.resolve_outputs and stack.deleted_at is None:
+            outputs = [
+                m.Output(k, v.value, v.description, v.error)
+                for k, v in self.service.outputs(stack.id).items()
+            ]
+        return _view(stack, outputs)
+
+    def list(self, msg: m.ListStacks) -> m.StackList:
+        with dbe.read(self.service.deps.db) as conn:
+            stacks = sdb.list_stacks(
+                conn,
+                None if msg.context.is_admin else msg.context.project_id,
+                filters=msg.filters,
+                limit=msg.limit,
+                marker=msg.marker,
+                show_deleted=msg.show_deleted,
+                show_nested=msg.show_nested,
+            )
+        return m.StackList(tuple(_view(s) for s in stacks))
+
+    def resources(self, msg: m.ListResources) -> m.ResourceList:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        rows = self.service.resources(stack.id)
+        names = {r.id: r.name for r in rows}
+        return m.ResourceList(
+            tuple(
+                m.ResourceView(
+                    r.name,
+                    r.type,
+                    r.physical_id,
+                    r.action,
+                    r.status,
+                    r.status_reason,
+                    tuple(names.get(i, i) for i in r.requires),
+                    r.updated_at,
+                )
+                for r in rows
+            )
+        )
+
+    def events(self, msg: m.ListEvents) -> m.EventList:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        found = self.service.events(stack.id)
+        return m.EventList(
+            tuple(
+                m.EventView(
+                    e.uuid,
+                    e.resource_name,
+                    e.resource_type,
+                    e.physical_resource_id,
+                    e.action,
+                    e.status,
+                    e.status_reason,
+                    e.created_at,
+                )
+                for e in found
+            )
+        )

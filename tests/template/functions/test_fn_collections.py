@@ -3,6 +3,7 @@ CFN collection functions (reference 2.8, 2.10, 2.11, 2.13, 2.15, 2.16, 2.21, qui
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from fn_collections_support import (
 )
 
 from kiln.template.functions.collections import REPEAT_LIMIT
+from kiln.template.functions.repeat import REPEAT_VALUE_LIMIT
 from kiln.template.versions import AWS_KEY, HEAT_CFN_KEY
 
 # -- repeat ------------------------------------------------------------------------------------
@@ -262,6 +264,22 @@ def test_repeat_refuses_a_huge_product() -> None:
     values = [str(i) for i in range(400)]
     data = {"repeat": {"template": "x", "for_each": {"%a%": values, "%b%": values}}}
     fails(data, f'"repeat" would produce 160000 items; the limit is {REPEAT_LIMIT}')
+
+
+def test_repeat_refuses_many_copies_of_a_large_template() -> None:
+    # Found while fuzzing: within the item limit, 90000 copies of a 5000-item template (a
+    # 30 KB template) took minutes and gigabytes; the copies times the template's
+    # size are bounded too.
+    values = [str(i) for i in range(300)]
+    for_each = {"%a%": values, "%b%": values}
+    err = fails(
+        {"repeat": {"template": ["%a%%b%"] * 5000, "for_each": for_each}},
+        f'"repeat" would produce more than {REPEAT_VALUE_LIMIT} values (90000 copies',
+    )
+    assert err.path == (*PATH, "repeat")
+    nested = {"repeat": {"template": "%c%", "for_each": {"%c%": values}}}
+    fails({"repeat": {"template": nested, "for_each": for_each}}, "90000 copies")
+    assert len(ev({"repeat": {"template": ["%a%%b%"] * 10, "for_each": for_each}})) == 90000
 
 
 @pytest.mark.parametrize("version", ["2015-04-30", "2015-10-15", "2016-04-08"])
@@ -612,6 +630,26 @@ def test_select_errors(data: Any, message: str) -> None:
     assert err.path == (*PATH, "Fn::Select")
 
 
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [  # fuzz findings: OverflowError and RecursionError escaped
+        (
+            {"Fn::Select": [float("inf"), ["a"]]},
+            "must be an integer to select from a list, not inf",
+        ),
+        ({"Fn::Select": [float("-inf"), ["a"]]}, "not -inf"),
+        ({"Fn::Select": [0, "[" * 5000 + "]" * 5000]}, "nests deeper than the maximum allowed"),
+        # loads, but deeper than any template may nest
+        ({"Fn::Select": [0, "[" * 500 + "]" * 500]}, "nests deeper than the maximum allowed"),
+    ],
+)
+def test_select_rejects_infinite_indexes_and_too_deep_json(data: Any, message: str) -> None:
+    err = fails(data, message)
+    assert err.path == (*PATH, "Fn::Select")
+    # JSON nested as deep as templates may be still selects
+    assert ev({"Fn::Select": [0, "[" * 100 + "]" * 100]}) == json.loads("[" * 99 + "]" * 99)
+
+
 @pytest.mark.parametrize("args", [[0], [0, ["a"], 1], "abc", {"a": 1}])
 def test_select_shape_errors_at_parse_time(args: Any) -> None:
     parse_fails({"Fn::Select": args}, 'Arguments to "Fn::Select" must be of the form')
@@ -656,6 +694,11 @@ def test_member_list_to_map_shape_errors(args: Any) -> None:
 
 def test_member_list_to_map_item_errors() -> None:
     fails({"Fn::MemberListToMap": ["Name", "Value", [1]]}, "members must be strings, not 1")
+    # fuzz finding: int() refused the 5000 digits with a ValueError
+    fails(
+        {"Fn::MemberListToMap": ["Name", "Value", [".member." + "9" * 5000 + ".Name=x"]]},
+        "member number 99999999999999999999... is too large",
+    )
     fails(
         {"Fn::MemberListToMap": {"echo": ["Name", 2, []]}},
         'Arguments to "Fn::MemberListToMap" must be',

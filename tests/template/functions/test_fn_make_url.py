@@ -82,6 +82,8 @@ def test_make_url_argument_may_be_computed() -> None:
         ({"host": "h", "port": "0"}, "Invalid URL port 0, must be in range 1-65535"),
         ({"host": "h", "port": -1}, "Invalid URL port -1, must be in range 1-65535"),
         ({"host": "h", "port": "http"}, 'Invalid URL port "http" for make_url called with'),
+        # fuzz finding: int() refused 5000 digits with a ValueError
+        ({"host": "h", "port": "9" * 5000}, 'Invalid URL port "9999'),
         ({"host": "h", "port": "80.0"}, 'Invalid URL port "80.0" for make_url called with'),
         ({"host": "h", "port": 80.0}, 'Invalid URL port "80.0" for make_url called with'),
         ({"host": "h", "port": True}, 'Invalid URL port "True" for make_url called with'),

@@ -6,9 +6,10 @@ not bound the *work* an expression does (``range(0, 10**11).len()`` loops in
 plain Python), each evaluation also runs under a step and time budget enforced
 by a trace hook, the library functions whose single C-level call could run or
 allocate without bound (``pow``, ``shiftBitsLeft``, sequence ``*``) are shadowed
-by guarded versions, and the result is converted to plain JSON-like data under a
+by guarded versions, regular expressions match on the ``regex`` engine with a timeout
+(kiln.template.functions.yaql_regex), and the result is converted to plain JSON-like data under a
 size bound. Every failure becomes a ``StackValidationFailed``. Imports: stdlib, yaql, kiln.core,
-kiln.template.functions.base.
+kiln.template.functions.base, kiln.template.functions.yaql_regex.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 from types import FrameType
 from typing import Any
 
+from kiln.template.functions import yaql_regex
 from kiln.template.functions.base import ABSENT, Function, FunctionContext, resolve
 
 __all__ = [
@@ -69,6 +71,7 @@ def _engine() -> tuple[Any, Any]:
     with _lock:
         if _sandbox is None:
             import yaql
+            from yaql.standard_library import yaqlized
 
             engine = yaql.YaqlFactory().create(
                 options={
@@ -78,7 +81,11 @@ def _engine() -> tuple[Any, Any]:
                     "yaql.convertOutputData": False,
                 }
             )
-            context = yaql.create_context().create_child_context()
+            # The library's standard context, its regex functions replaced by Kiln's (in the
+            # same layer, the yaqlized operators above them, as create_context() stacks them).
+            context = yaql.create_context(regex=False, yaqlized=False)
+            yaql_regex.register(context)
+            context = yaqlized.register(context).create_child_context()
             _register_guards(context)
             _sandbox = (engine, context)
         return _sandbox
@@ -155,6 +162,9 @@ def parse_expression(expression: str) -> Any:
 # -- evaluation ---------------------------------------------------------------------------------
 
 
+_STOPPED = "The yaql expression was stopped: "
+
+
 class _BudgetExhausted(BaseException):
     """Raised from the trace hook; a BaseException so the library cannot swallow it."""
 
@@ -188,7 +198,7 @@ class _Budget:
             raise _BudgetExhausted
 
     def message(self) -> str:
-        return f"The yaql expression was stopped: its evaluation took {self.reason}"
+        return f"{_STOPPED}its evaluation took {self.reason}"
 
 
 def evaluate_expression(statement: Any, data: Any) -> Any:
@@ -201,9 +211,16 @@ def evaluate_expression(statement: Any, data: Any) -> Any:
     previous = sys.gettrace()
     sys.settrace(budget.trace)
     try:
-        raw = statement.evaluate(data={"data": data}, context=root.create_child_context())
-        return _to_plain(raw, _Size())
+        with yaql_regex.evaluation_deadline(budget.deadline):
+            raw = statement.evaluate(data={"data": data}, context=root.create_child_context())
+            return _to_plain(raw, _Size())
     except _BudgetExhausted:
+        raise YaqlError(budget.message()) from None
+    except yaql_regex.RegexStopped as exc:
+        if exc.reason is not None:
+            raise YaqlError(_STOPPED + exc.reason) from None
+        # The same words as the trace hook's, which may be the one to notice the deadline.
+        budget.reason = f"more than {MAX_EVALUATION_SECONDS:g} seconds"
         raise YaqlError(budget.message()) from None
     except YaqlError:
         raise

@@ -1,4 +1,4 @@
-"""Regular expressions of the yaql sandbox, matched by the ``regex`` engine under a deadline.
+r"""Regular expressions of the yaql sandbox, matched by the ``regex`` engine under a deadline.
 
 Python's ``re`` matches in one C call that the evaluation's trace hook cannot interrupt, so a
 catastrophic pattern (``'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' =~ '(a|aa)+$'``) would hang the
@@ -21,6 +21,11 @@ stop protecting anything the library later calls differently. The context is bui
 library's regex functions (``create_context(regex=False)``), so a call these versions do not
 accept fails as an unknown method instead of falling back to an unguarded one, and a test
 compares these signatures with the library's.
+
+Known differences from the library, all outside ordinary patterns: syntax ``re`` takes as
+literals but ``regex`` does not (POSIX classes ``[[:alpha:]]``, fuzzy constraints ``{e<=1}``),
+replacement templates ``regex`` refuses (``\g< 1>``), more than about 200 nested groups (a
+RecursionError), and the wording of the error for a ``replaceBy`` lambda returning a non-string.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import collections
 import contextlib
 import contextvars
 import functools
+import itertools
 import re
 import threading
 import time
@@ -46,12 +52,13 @@ __all__ = [
     "twin",
 ]
 
-# Units the regex compiler may allocate for one pattern (one unit is a parse-tree node or a
-# literal character, times the minimum counts of the repetitions around it). Measured: some
-# 300 bytes and 0.4 microseconds per unit, so about 3 MB and 4 ms at the limit.
-MAX_REGEX_SIZE = 10_000
+# Units the regex compiler may expand one pattern to (a unit is a parse-tree node or a literal
+# character, once per repetition of the repeats around it). Measured: at most some 280 bytes
+# and 0.6 microseconds of C compilation per unit, so 6 MB and 12 ms at the limit. A pattern
+# without counted repeats stays far below it: the memory quota keeps it under 10000 characters.
+MAX_REGEX_SIZE = 20_000
 # Compiled twins are kept while their sizes add up to at most this, and at most 512 of them.
-MAX_CACHED_SIZE = 100_000
+MAX_CACHED_SIZE = 200_000
 _MAX_CACHED_TWINS = 512
 # The time a match may take when no evaluation is running (direct calls).
 DEFAULT_SECONDS = 1.0
@@ -151,13 +158,11 @@ class _TwinCache:
                 _, (_, dropped) = self._entries.popitem(last=False)
                 self._size -= dropped
 
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._size = 0
-
 
 _twins = _TwinCache()
+# regex remembers every pattern it compiles, uncached ones too, until its cache is purged.
+_compiles = itertools.count(1)
+_PURGE_EVERY = 256
 
 
 def _regex_flags(pattern: re.Pattern[str]) -> int:
@@ -186,7 +191,12 @@ def twin(pattern: re.Pattern[str]) -> Any:
     import regex
 
     flags = _regex_flags(pattern)
-    size = expanded_size(pattern.pattern, flags)
+    # Counted repeats are the only ones above one and are written with braces; without any,
+    # the compiled size follows the pattern's length and the (traced, slow) walk is skipped.
+    if "{" in pattern.pattern:
+        size = expanded_size(pattern.pattern, flags)
+    else:
+        size = len(pattern.pattern) + 1
     if size > MAX_REGEX_SIZE:
         shown = pattern.pattern if len(pattern.pattern) <= 60 else pattern.pattern[:57] + "..."
         raise RegexStopped(
@@ -195,36 +205,42 @@ def twin(pattern: re.Pattern[str]) -> Any:
         )
     compiled = regex.compile(pattern.pattern, flags, cache_pattern=False)
     _twins.put(key, compiled, size)
+    if next(_compiles) % _PURGE_EVERY == 0:
+        regex.purge()
     return compiled
 
 
-def expanded_size(pattern: str, flags: int) -> int:
-    """Units the ``regex`` compiler allocates for ``pattern``, counted until past MAX_REGEX_SIZE.
+def expanded_size(pattern: str, flags: int, limit: int | None = None) -> int:
+    """Units the ``regex`` compiler allocates for ``pattern``, counted until past ``limit``.
 
     Walks the tree of the module's own parser (private, but the only one that reads a pattern
     as ``regex`` will: it takes ``a{1 0 0}`` as ``a{100}`` where ``re`` sees literals). Each node
     and each literal character counts once per repetition of every repeat around it, by its
-    minimum count, which is what the compiler expands (upper bounds cost nothing).
+    minimum count, which is what the compiler expands (upper bounds cost nothing). Should a
+    release of regex change that parser, this raises and regular expressions fail closed.
     """
     from regex import _regex_core as core
 
+    limit = MAX_REGEX_SIZE if limit is None else limit
     size = 0
     stack: list[tuple[Any, int]] = [(_parse(core, pattern, flags), 1)]
     while stack:
         node, factor = stack.pop()
+        size += factor
         count = getattr(node, "min_count", None)
         if isinstance(count, int) and count > 1:
-            factor *= count
-        size += factor
-        if size > MAX_REGEX_SIZE:
-            return size
-        for value in getattr(node, "__dict__", {}).values():
+            factor *= count  # for what the repeat contains
+        for name, value in getattr(node, "__dict__", {}).items():
+            if name.startswith("_"):
+                continue
             items = value if isinstance(value, (list, tuple)) else (value,)
             for item in items:
                 if isinstance(item, core.RegexBase):
                     stack.append((item, factor))
                 elif items is value:
                     size += factor  # a literal character of a string node
+        if size > limit:
+            return size
     return size
 
 
@@ -277,10 +293,10 @@ def _publish(context: Any, match: Any) -> None:
     context["$1"] = _record(match, 0)
     for index in range(1, len(match.groups()) + 1):
         context[f"${index + 1}"] = _record(match, index)
-    # The library takes each named group's matched text for a (name, value) pair, so a
-    # named group fails unless its text has two characters naming a group; kept as is.
-    for name, value in match.groupdict().values():
-        context["$" + name] = _record(match, value)
+    # The library takes each named group's matched text for a (name, group) pair, so a
+    # named group fails unless its text has two characters, the second naming a group; kept.
+    for name, group in match.groupdict().values():
+        context["$" + name] = {"value": group, "start": match.start(group), "end": match.end(group)}
 
 
 def _replace(pattern: re.Pattern[str], string: str, repl: str, count: int) -> Any:
@@ -299,7 +315,15 @@ def _replace_by(context: Any, pattern: re.Pattern[str], string: str, repl: Any, 
 
 
 def register(context: Any) -> None:
-    """Register the library's regular-expression functions, matching by ``regex``, in ``context``."""
+    """Register the library's regular-expression functions, matching by ``regex``, in ``context``.
+
+    Each function has the name, parameters (names, defaults, types) and results of the
+    library's function it replaces; the specs are applied as calls, not decorator syntax,
+    because yaql's decorators are untyped.
+    """
+    # Imported now, with the engine, so that no evaluation's budget pays for the import.
+    import regex  # noqa: F401
+    from regex import _regex_core  # noqa: F401
     from yaql.language import specs, yaqltypes
     from yaql.standard_library import regex as library
 
@@ -308,52 +332,24 @@ def register(context: Any) -> None:
     context.register_function(library.escape_regex)
     context.register_function(library.is_regex)
 
-    string_type = yaqltypes.String
-    selector_type = yaqltypes.Lambda(with_context=True)
-
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.method
-    @specs.name("matches")
     def matches(regexp: re.Pattern[str], string: str) -> bool:
         return _search(regexp, string) is not None
 
-    @specs.parameter("string", string_type())
-    @specs.parameter("regexp", string_type())
-    @specs.method
-    @specs.name("matches")
     def string_matches(string: str, regexp: str) -> bool:
         return _search(re.compile(regexp), string) is not None
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.name("#operator_=~")
     def matches_regex(string: str, regexp: re.Pattern[str]) -> bool:
         return _search(regexp, string) is not None
 
-    @specs.parameter("pattern", string_type())
-    @specs.parameter("string", string_type())
-    @specs.name("#operator_=~")
     def matches_string(string: str, pattern: str) -> bool:
         return _search(re.compile(pattern), string) is not None
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.name("#operator_!~")
     def not_matches_regex(string: str, regexp: re.Pattern[str]) -> bool:
         return _search(regexp, string) is None
 
-    @specs.parameter("pattern", string_type())
-    @specs.parameter("string", string_type())
-    @specs.name("#operator_!~")
     def not_matches_string(string: str, pattern: str) -> bool:
         return _search(re.compile(pattern), string) is None
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.parameter("selector", selector_type)
-    @specs.method
-    @specs.name("search")
     def search(context: Any, regexp: re.Pattern[str], string: str, selector: Any = None) -> Any:
         match = _search(regexp, string)
         if match is None:
@@ -364,11 +360,6 @@ def register(context: Any) -> None:
         _publish(child, match)
         return selector(child)
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.parameter("selector", selector_type)
-    @specs.method
-    @specs.name("searchAll")
     def search_all(
         context: Any, regexp: re.Pattern[str], string: str, selector: Any = None
     ) -> Iterator[Any]:
@@ -380,76 +371,78 @@ def register(context: Any) -> None:
                 _publish(child, match)
                 yield selector(child)
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.parameter("max_split", int)
-    @specs.method
-    @specs.name("split")
     def split(regexp: re.Pattern[str], string: str, max_split: int = 0) -> Any:
         return _run(twin(regexp).split, string, maxsplit=max_split)
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.parameter("max_split", int)
-    @specs.method
-    @specs.name("split")
     def split_string(string: str, regexp: re.Pattern[str], max_split: int = 0) -> Any:
         return _run(twin(regexp).split, string, maxsplit=max_split)
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.parameter("repl", string_type())
-    @specs.parameter("count", int)
-    @specs.method
-    @specs.name("replace")
     def replace(regexp: re.Pattern[str], string: str, repl: str, count: int = 0) -> Any:
         return _replace(regexp, string, repl, count)
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.parameter("repl", string_type())
-    @specs.parameter("count", int)
-    @specs.method
-    @specs.name("replace")
     def replace_string(string: str, regexp: re.Pattern[str], repl: str, count: int = 0) -> Any:
         return _replace(regexp, string, repl, count)
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.parameter("repl", selector_type)
-    @specs.parameter("count", int)
-    @specs.method
-    @specs.name("replaceBy")
     def replace_by(
         context: Any, regexp: re.Pattern[str], string: str, repl: Any, count: int = 0
     ) -> Any:
         return _replace_by(context, regexp, string, repl, count)
 
-    @specs.parameter("regexp", re.Pattern)
-    @specs.parameter("string", string_type())
-    @specs.parameter("repl", selector_type)
-    @specs.parameter("count", int)
-    @specs.method
-    @specs.name("replaceBy")
     def replace_by_string(
         context: Any, string: str, regexp: re.Pattern[str], repl: Any, count: int = 0
     ) -> Any:
         return _replace_by(context, regexp, string, repl, count)
 
-    for function in (
-        matches,
-        string_matches,
-        matches_regex,
-        matches_string,
-        not_matches_regex,
-        not_matches_string,
-        search,
-        search_all,
-        split,
-        split_string,
-        replace,
-        replace_string,
-        replace_by,
-        replace_by_string,
-    ):
-        context.register_function(function)
+    text = yaqltypes.String
+
+    def selector() -> Any:
+        return yaqltypes.Lambda(with_context=True)
+
+    table: tuple[tuple[Callable[..., Any], str, bool, dict[str, Any]], ...] = (
+        (matches, "matches", True, {"regexp": re.Pattern, "string": text()}),
+        (string_matches, "matches", True, {"string": text(), "regexp": text()}),
+        (matches_regex, "#operator_=~", False, {"regexp": re.Pattern, "string": text()}),
+        (matches_string, "#operator_=~", False, {"pattern": text(), "string": text()}),
+        (not_matches_regex, "#operator_!~", False, {"regexp": re.Pattern, "string": text()}),
+        (not_matches_string, "#operator_!~", False, {"pattern": text(), "string": text()}),
+        (search, "search", True, {"regexp": re.Pattern, "string": text(), "selector": selector()}),
+        (
+            search_all,
+            "searchAll",
+            True,
+            {"regexp": re.Pattern, "string": text(), "selector": selector()},
+        ),
+        (split, "split", True, {"regexp": re.Pattern, "string": text(), "max_split": int}),
+        (split_string, "split", True, {"regexp": re.Pattern, "string": text(), "max_split": int}),
+        (
+            replace,
+            "replace",
+            True,
+            {"regexp": re.Pattern, "string": text(), "repl": text(), "count": int},
+        ),
+        (
+            replace_string,
+            "replace",
+            True,
+            {"regexp": re.Pattern, "string": text(), "repl": text(), "count": int},
+        ),
+        (
+            replace_by,
+            "replaceBy",
+            True,
+            {"regexp": re.Pattern, "string": text(), "repl": selector(), "count": int},
+        ),
+        (
+            replace_by_string,
+            "replaceBy",
+            True,
+            {"regexp": re.Pattern, "string": text(), "repl": selector(), "count": int},
+        ),
+    )
+    for function, name, is_method, parameters in table:
+        declared: Any = function
+        for parameter, kind in parameters.items():
+            declared = specs.parameter(parameter, kind)(declared)
+        if is_method:
+            declared = specs.method(declared)
+        context.register_function(specs.name(name)(declared))

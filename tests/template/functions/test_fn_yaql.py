@@ -14,7 +14,6 @@ from kiln.template.functions import yaql_function as yq
 from kiln.template.functions.base import FunctionSpec, Parser, resolve_top
 from kiln.template.versions import get_version
 
-
 # Hostile expressions must stop on their own: a hang fails here, never a speed check.
 pytestmark = pytest.mark.timeout(60)
 

@@ -22,6 +22,7 @@ from kiln.db import templates as tdb
 from kiln.db import traversals as trdb
 from kiln.db.stacks import StackStatus
 from kiln.engine.compiled import RowState
+from kiln.engine.nested import ParentLink
 from kiln.engine.plan import CONVERGE_STEPS, DELETE_STEPS, PlanInput, build_plan, current_rows
 from kiln.engine.steps import EngineDeps, StepRunner
 from kiln.template.inputs import build_stack
@@ -82,13 +83,16 @@ class StackService:
         return self.deps.clock.now() + timedelta(minutes=timeout_mins)
 
     # -- create -------------------------------------------------------------------------------
-    def create_stack(self, caller: Caller, request: StackRequest) -> str:
-        """Validate and start creating a stack; returns its id."""
+    def create_stack(
+        self, caller: Caller, request: StackRequest, *, parent: ParentLink | None = None
+    ) -> str:
+        """Validate and start creating a stack (a child stack when ``parent``); returns its id."""
         stack_id = self.deps.new_id()
         identity = StackIdentity(name=request.name, id=stack_id, project_id=caller.project_id)
         definition = self._definition(request, identity)
         now = self.deps.clock.now()
-        plan = build_plan(self._plan_input(stack_id, stack_id, definition, "", []), CONVERGE_STEPS)
+        root_id = parent.root_id if parent else stack_id
+        plan = build_plan(self._plan_input(stack_id, root_id, definition, "", []), CONVERGE_STEPS)
         with dbe.write(self.deps.db) as conn:
             template_id = tdb.store_raw_template(
                 conn,
@@ -105,10 +109,10 @@ class StackService:
                 user_id=caller.user_id,
                 raw_template_id=template_id,
                 now=now,
-                owner_id=None,
-                root_id=stack_id,
-                parent_resource=None,
-                nested_depth=0,
+                owner_id=parent.owner_id if parent else None,
+                root_id=parent.root_id if parent else stack_id,
+                parent_resource=parent.resource if parent else None,
+                nested_depth=parent.depth if parent else 0,
                 timeout_mins=request.timeout_mins,
                 disable_rollback=request.disable_rollback,
                 tags=list(request.tags),

@@ -1,0 +1,220 @@
+"""Nested stacks: the engine's ``stacks`` client, and template resources.
+
+``EngineNestedStacks`` is what ``ctx.client("stacks")`` gives a plugin: child
+stacks of one parent resource, created through the same StackService (so a
+child is an ordinary stack with a parent link, depth and root), polled by the
+parent's task between steps, never waited on.
+
+``TemplateResource`` implements a resource whose type resolves to a template
+(reference template-language section 7). It is not a registered plugin: the
+step runner picks it when the definition says the type is a provider template,
+and hands it that template through ``ctx.client("provider")``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kiln.db.errors import NotFound
+from kiln.plugin.names import short_id
+from kiln.plugin.nested import ChildState, NestedStacks
+from kiln.plugin.resource import Cookie, Resource, ResourceFailure
+
+if TYPE_CHECKING:
+    from kiln.db.stacks import Stack
+    from kiln.engine.service import StackService
+
+#: property key carrying the provider template's identity, so that a changed
+#: provider template updates the nested stack even when properties are equal
+TEMPLATE_KEY = "__provider_template__"
+
+
+@dataclass(frozen=True)
+class ParentLink:
+    """Where a child stack hangs: its parent stack and resource."""
+
+    owner_id: str
+    root_id: str
+    depth: int
+    resource: str
+
+
+class EngineNestedStacks:
+    """Child stacks of one resource of one parent stack."""
+
+    def __init__(self, service: StackService, parent: Stack, resource_name: str,
+                 resource_uuid: str) -> None:
+        self.service = service
+        self.parent = parent
+        self.resource_name = resource_name
+        self.resource_uuid = resource_uuid
+
+    def _caller(self) -> Any:
+        from kiln.engine.service import Caller
+
+        return Caller(self.parent.project_id, self.parent.user_id)
+
+    def create(self, *, template: Mapping[str, Any], environment: Mapping[str, Any],
+               files: Mapping[str, Any], parameters: Mapping[str, Any],
+               timeout_mins: int | None = None) -> str:
+        from kiln.engine.service import StackRequest
+
+        name = f"{self.parent.name}-{self.resource_name}-{short_id(self.resource_uuid)}"
+        request = StackRequest(name=name, template=template, environment=environment,
+                               files=files, parameters=parameters, timeout_mins=timeout_mins)
+        link = ParentLink(self.parent.id, self.parent.root_id, self.parent.nested_depth + 1,
+                          self.resource_name)
+        return self.service.create_stack(self._caller(), request, parent=link)
+
+    def update(self, stack_id: str, *, template: Mapping[str, Any],
+               environment: Mapping[str, Any], files: Mapping[str, Any],
+               parameters: Mapping[str, Any]) -> None:
+        from kiln.engine.service import StackRequest
+
+        stack = self.service.get_stack(stack_id)
+        request = StackRequest(name=stack.name, template=template, environment=environment,
+                               files=files, parameters=parameters)
+        self.service.update_stack(self._caller(), stack_id, request)
+
+    def delete(self, stack_id: str) -> None:
+        try:
+            stack = self.service.get_stack(stack_id)
+        except NotFound:
+            return
+        if stack.deleted_at is None and not (stack.action == "DELETE" and
+                                             stack.status == "IN_PROGRESS"):
+            self.service.delete_stack(self._caller(), stack_id)
+
+    def state(self, stack_id: str) -> ChildState | None:
+        try:
+            stack = self.service.get_stack(stack_id)
+        except NotFound:
+            return None
+        if stack.deleted_at is not None:
+            return None
+        return ChildState(stack.action, stack.status, stack.status_reason)
+
+    def outputs(self, stack_id: str) -> dict[str, Any]:
+        return {k: v.value for k, v in self.service.outputs(stack_id).items()}
+
+    def resource(self, stack_id: str, name: str) -> tuple[Any, dict[str, Any]] | None:
+        for row in self.service.resources(stack_id):
+            if row.name == name:
+                return row.reference_id, dict(row.attributes)
+        return None
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """The provider template of one template resource, ready to become a stack."""
+
+    template: Mapping[str, Any]
+    environment: Mapping[str, Any]
+    files: Mapping[str, Any]
+    location: str = ""
+    arn_prefix: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def identity(self) -> str:
+        text = json.dumps([self.template, self.environment], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _waiting_for(stacks: NestedStacks, cookie: Cookie, action: str) -> bool:
+    """Poll a child stack: True when done, False while in progress, raise on failure."""
+    stack_id = cookie.get("stack") if isinstance(cookie, dict) else None
+    if not stack_id:
+        return True
+    state = stacks.state(stack_id)
+    if state is None:
+        if action == "DELETE":
+            return True
+        raise ResourceFailure(f"The nested stack {stack_id} is gone")
+    if state.in_progress:
+        return False
+    if state.status == "COMPLETE" and state.action == action:
+        return True
+    if state.status == "COMPLETE":
+        return False  # the requested action has not started yet
+    raise ResourceFailure(f"Nested stack {action} failed: {state.reason}")
+
+
+class TemplateResource(Resource):
+    """A resource implemented by a provider template (a nested stack)."""
+
+    type_name = ""
+    accepts_any_properties = True
+    dynamic_attributes = True
+
+    def _stacks(self) -> NestedStacks:
+        stacks: NestedStacks = self.ctx.client("stacks")
+        return stacks
+
+    def _spec(self) -> ProviderSpec:
+        spec: ProviderSpec = self.ctx.client("provider")
+        return spec
+
+    def handle_create(self) -> Cookie:
+        spec = self._spec()
+        stack_id = self._stacks().create(template=spec.template, environment=spec.environment,
+                                         files=spec.files, parameters={})
+        self.ctx.set_physical_id(stack_id)
+        return {"stack": stack_id}
+
+    def check_create_complete(self, cookie: Cookie) -> bool:
+        return _waiting_for(self._stacks(), cookie, "CREATE")
+
+    def handle_update(self, new_properties: Mapping[str, Any],
+                      changed: Mapping[str, Any]) -> Cookie:
+        spec = self._spec()
+        stack_id = self.ctx.physical_id
+        if stack_id is None:
+            return self.handle_create()
+        self._stacks().update(stack_id, template=spec.template, environment=spec.environment,
+                              files=spec.files, parameters={})
+        return {"stack": stack_id}
+
+    def check_update_complete(self, cookie: Cookie) -> bool:
+        return _waiting_for(self._stacks(), cookie, "UPDATE")
+
+    def handle_delete(self) -> Cookie:
+        stack_id = self.ctx.physical_id
+        if stack_id is None:
+            return None
+        self._stacks().delete(stack_id)
+        return {"stack": stack_id}
+
+    def check_delete_complete(self, cookie: Cookie) -> bool:
+        return _waiting_for(self._stacks(), cookie, "DELETE")
+
+    def poll_after(self, cookie: Cookie) -> float | None:
+        return None
+
+    def get_attribute(self, name: str) -> Any:
+        stack_id = self.ctx.physical_id
+        if stack_id is None:
+            return None
+        stacks = self._stacks()
+        if name.startswith("resource."):
+            inner, _, attr = name[len("resource."):].partition(".")
+            found = stacks.resource(stack_id, inner)
+            if found is None:
+                return None
+            reference, attributes = found
+            return attributes.get(attr) if attr else reference
+        if name == "show":
+            return None
+        return stacks.outputs(stack_id).get(name)
+
+    def reference_id(self) -> Any:
+        stack_id = self.ctx.physical_id
+        if stack_id is None:
+            return self.ctx.name
+        outputs = self._stacks().outputs(stack_id)
+        if "OS::stack_id" in outputs:
+            return outputs["OS::stack_id"]
+        return f"{self._spec().arn_prefix}/{stack_id}"

@@ -1,0 +1,71 @@
+"""What a plugin that owns a nested stack may ask of the engine.
+
+Template resources, ResourceGroup, ResourceChain and OS::Heat::Stack all run a
+child stack. They reach it through ``ctx.client("stacks")``, which the engine
+binds to the parent stack and resource: the child is created with its parent
+link, nested depth and root, and the parent's task polls its state without
+ever waiting on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ChildState:
+    """Where a child stack is: its action, status and reason."""
+
+    action: str
+    status: str
+    reason: str = ""
+
+    @property
+    def in_progress(self) -> bool:
+        return self.status == "IN_PROGRESS"
+
+
+class NestedStacks(Protocol):
+    """The child stacks of one resource."""
+
+    def create(
+        self,
+        *,
+        template: Mapping[str, Any],
+        environment: Mapping[str, Any],
+        files: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+        timeout_mins: int | None = None,
+    ) -> str:
+        """Start creating the child stack; returns its id."""
+        ...
+
+    def update(
+        self,
+        stack_id: str,
+        *,
+        template: Mapping[str, Any],
+        environment: Mapping[str, Any],
+        files: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+    ) -> None:
+        """Start converging the child to a new template or parameters."""
+        ...
+
+    def delete(self, stack_id: str) -> None:
+        """Start deleting the child (nothing happens if it is already gone)."""
+        ...
+
+    def state(self, stack_id: str) -> ChildState | None:
+        """The child's state, or None when it no longer exists."""
+        ...
+
+    def outputs(self, stack_id: str) -> dict[str, Any]:
+        """The child's outputs, resolved now (an output that fails reads as None)."""
+        ...
+
+    def resource(self, stack_id: str, name: str) -> tuple[Any, dict[str, Any]] | None:
+        """A child resource's reference id and attributes, or None."""
+        ...

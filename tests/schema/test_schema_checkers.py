@@ -88,6 +88,8 @@ INVALID: list[tuple[Checker, Any, str]] = [
     (checkers.iso_8601, "yesterday", ""),
     (checkers.iso_8601, "", ""),
     (checkers.json_string, "{a: 1}", "Invalid JSON string: "),
+    # evaluator fuzz finding: json.loads raised RecursionError
+    (checkers.json_string, "[" * 5000 + "]" * 5000, "Invalid JSON string: nested too deeply"),
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, cast
 
 import pytest
@@ -46,6 +47,9 @@ from kiln.schema.custom import CustomConstraints
         (lambda: AllowedValues("abc"), "AllowedValues must be a list"),
         (lambda: AllowedPattern(cast(Any, 5)), "AllowedPattern must be a string"),
         (lambda: AllowedPattern("[a-"), 'AllowedPattern "[a-" is not a valid regular expression'),
+        # evaluator fuzz findings: OverflowError and RecursionError escaped
+        (lambda: AllowedPattern("a{99999999999999999999}"), "the repetition number is too large"),
+        (lambda: AllowedPattern("(" * 2000 + ")" * 2000), "groups are nested too deeply"),
         (lambda: CustomConstraint(cast(Any, 3)), "CustomConstraint must be a string"),
     ],
 )
@@ -202,3 +206,13 @@ def test_first_failure_is_in_declaration_order_and_can_skip_custom() -> None:
     assert first_failure(constraints, "10.0.0.1", registry, skip_custom=True) == (
         "length (8) is out of range (min: None, max: 2)"
     )
+
+
+def test_a_pattern_python_warns_about_still_compiles_without_a_warning() -> None:
+    # Evaluator fuzz finding: "[[a]" made re emit FutureWarning ("Possible nested
+    # set"), an exception where warnings are errors, noise in a service's log otherwise.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        constraint = AllowedPattern("[[a]x")
+    assert constraint.check("ax") is None
+    assert constraint.check("b") == '"b" does not match pattern "[[a]x"'

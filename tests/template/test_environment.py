@@ -181,6 +181,13 @@ def test_valid_event_sinks(sink: dict[str, Any]) -> None:
         ({"type": "zaqar-queue"}, 'requires the argument "target"', ("event_sinks", 0)),
         ({"type": "webhook", "target": "x"}, 'Unknown event sink type "webhook"', None),
         ({"target": "x"}, 'Unknown event sink type "None"', ("event_sinks", 0, "type")),
+        # evaluator fuzz finding: an unhashable type raised TypeError
+        (
+            {"type": ["zaqar-queue"], "target": "x"},
+            "Unknown event sink type \"['zaqar-queue']\"",
+            ("event_sinks", 0, "type"),
+        ),
+        ({"type": {}, "target": "x"}, 'Unknown event sink type "{}"', None),
         ("zaqar-queue", "An event sink must be a map", ("event_sinks", 0)),
         ({"type": "zaqar-queue", "target": ""}, "non-empty string", ("event_sinks", 0, "target")),
         ({"type": "zaqar-queue", "target": 5}, "non-empty string", ("event_sinks", 0, "target")),

@@ -14,6 +14,7 @@ from kiln.core.errors import (
     EnvironmentParseError,
     KilnError,
     RequestLimitExceeded,
+    StackValidationFailed,
     TemplateParseError,
     UnknownUserParameter,
 )
@@ -343,3 +344,67 @@ def test_missing_required_value_is_an_error_when_checking_values() -> None:
     text = "heat_template_version: 2021-04-16\nparameters:\n  req: {type: string}\n"
     assert [e.kind for e in build_stack(text).errors] == ["UserParameterMissing"]
     assert build_stack(text, allow_missing=True).errors == []
+
+
+# -- data the API could not have parsed from JSON (evaluator fuzz findings) ---------------------
+
+
+def _deep(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("environment", [[{"a": 1}], 0, "- a\n"], ids=["list", "int", "text"])
+def test_an_environment_that_is_not_a_mapping_is_an_environment_error(
+    environment: Any,
+) -> None:
+    # A list or an int given as data raised ValueError/TypeError from dict().
+    with pytest.raises(EnvironmentParseError, match="not a valid YAML mapping data type"):
+        build_stack(TEXT, environment=environment)
+    with pytest.raises(EnvironmentParseError, match="not a valid YAML mapping data type"):
+        build_stack(TEXT, environment_files=[("e.yaml", environment)])
+
+
+def test_too_deep_environment_data_is_a_request_limit() -> None:
+    # Nested 1000 deep, data raised RecursionError (copying, merging).
+    deep = {"parameters": {"a": _deep(1000)}}
+    with pytest.raises(RequestLimitExceeded, match="Environment <environment>: nesting depth"):
+        build_stack(TEXT, environment=deep)
+    with pytest.raises(RequestLimitExceeded, match=r"Environment e\.yaml: nesting depth"):
+        build_stack(TEXT, environment_files=[("e.yaml", deep)])
+    assert build_stack(TEXT, environment={"parameters": {"a": str(_deep(50))}}).errors == []
+
+
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        (["a"], 'environment section "parameters" must be a map. Found a list instead'),
+        (True, 'environment section "parameters" must be a map. Found a boolean instead'),
+        ({1: "x"}, 'environment section "parameters" has a non-string name 1'),
+    ],
+)
+def test_request_parameters_must_be_a_map_of_names(parameters: Any, message: str) -> None:
+    # They come from the request body; a list raised ValueError from dict().
+    with pytest.raises(EnvironmentParseError) as info:
+        build_stack(TEXT, parameters=parameters)
+    assert info.value.message == message
+
+
+def test_too_deep_or_unwritable_parameter_values_are_errors() -> None:
+    with pytest.raises(RequestLimitExceeded, match="Parameters: nesting depth exceeds"):
+        build_stack(TEXT, parameters={"a": _deep(1000)})
+    # More digits than Python writes as text (no JSON text can hold it).
+    with pytest.raises(StackValidationFailed, match="Parameters is not valid JSON data"):
+        build_stack(TEXT, parameters={"a": int("f" * 5000, 16)})
+
+
+def test_a_too_deep_template_or_files_entry_given_as_data_is_a_request_limit() -> None:
+    deep = {**DATA, "outputs": {"d": {"value": _deep(1000)}}}
+    with pytest.raises(RequestLimitExceeded, match="Template <template>: nesting depth"):
+        build_stack(deep)
+    provider = {"heat_template_version": "2021-04-16", "resources": {"n": {"type": "n.yaml"}}}
+    stack = build_stack(provider, files={"n.yaml": deep}, types=HEAT_TEST_TYPES)
+    assert [e.kind for e in stack.errors] == ["RequestLimitExceeded"]
+    assert "Template n.yaml: nesting depth exceeds" in stack.errors[0].message

@@ -192,6 +192,10 @@ def test_application_tags_are_rejected(text: str, tag: str, column: int) -> None
         ("a: !!bool maybe\n", "invalid value 'maybe'"),
         ("a: !!float x\n", "invalid value 'x'"),
         ("a: " + "9" * 5000 + "\n", "for the tag 'tag:yaml.org,2002:int'"),
+        # the same magnitude in hexadecimal or binary (evaluator fuzz finding: the int
+        # loaded, and every message or JSON text showing it raised ValueError)
+        ("a: 0x" + "f" * 5000 + "\n", "invalid value '0xfffff"),
+        ("a: 0b" + "1" * 20000 + "\n", "invalid value '0b11111"),
         ("a: !!omap [{x: 1, y: 2}]\n", "expected a mapping of length 1, but found 2 items"),
     ],
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kiln.core.errors import InvalidMergeStrategyForParam
+from kiln.core.errors import InvalidMergeStrategyForParam, StackValidationFailed
 from kiln.template.merge_strategies import choose_strategy, merge_value
 
 
@@ -60,3 +60,17 @@ def test_types_that_cannot_be_merged(ptype: str) -> None:
         merge_value("deep_merge", ptype, 1, 2, "p", ("parameter_defaults", "p"))
     assert info.value.message == "Invalid merge strategy 'deep_merge' for parameter 'p'."
     assert info.value.path == ("parameter_defaults", "p")
+
+
+@pytest.mark.parametrize("depth", [500, 5000])
+def test_too_deep_json_text_is_a_validation_error(depth: int) -> None:
+    # Evaluator fuzz finding: json.loads raised RecursionError (5000), and merging
+    # recursed into what it loaded (500).
+    deep = "[" * depth + "]" * depth
+    with pytest.raises(StackValidationFailed) as info:
+        merge_value("deep_merge", "json", '{"a": 1}', deep, "p", ("parameters", "p"))
+    assert info.value.message == (
+        "Value of json parameter 'p' is not valid JSON: nesting depth exceeds maximum "
+        "allowed depth (100)"
+    )
+    assert info.value.path == ("parameters", "p")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -66,6 +67,11 @@ CONVERSION_ERRORS = [
     ("comma_delimited_list", {"a": 1}, 'Value must be a comma-delimited list string: {"a": 1}'),
     ("json", "{nope", "Value must be valid JSON: Expecting property name enclosed in double"),
     ("json", {1, 2}, "Value must be valid JSON: "),
+    # evaluator fuzz findings: RecursionError escaped, or deep values reached the evaluator
+    ("json", "[" * 5000 + "]" * 5000, "Value must be valid JSON: nesting depth exceeds maximum "
+     "allowed depth (100)"),
+    ("json", "[" * 500 + "]" * 500, "Value must be valid JSON: nesting depth exceeds"),
+    ("json", {"k": json.loads("[" * 500 + "]" * 500)}, "Value must be valid JSON: nesting depth"),
     ("string", ["a"], 'Value must be a string; got ["a"]'),
 ]  # fmt: skip
 

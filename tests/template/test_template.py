@@ -247,3 +247,27 @@ def test_description_is_never_evaluated() -> None:
     template = Template.load(text)
     assert template.section("description") == {"get_param": "undeclared"}
     assert build_stack(template).errors == []
+
+
+def test_from_data_applies_the_loaders_depth_bound() -> None:
+    # Evaluator fuzz finding: deep data raised RecursionError (measuring, parsing).
+    deep: Any = "x"
+    for _ in range(1000):
+        deep = [deep]
+    with pytest.raises(RequestLimitExceeded) as info:
+        Template.from_data({HOT_KEY: "2021-04-16", "description": deep}, "t.json")
+    assert info.value.message == (
+        "Request limit exceeded: Template t.json: nesting depth exceeds maximum allowed "
+        "depth (100)."
+    )
+    cyclic: dict[str, Any] = {HOT_KEY: "2021-04-16"}
+    cyclic["description"] = [cyclic]
+    with pytest.raises(RequestLimitExceeded, match="nesting depth exceeds"):
+        Template.from_data(cyclic)
+
+
+def test_from_data_rejects_an_int_no_json_text_can_hold() -> None:
+    # Evaluator fuzz finding: json.dumps raised ValueError (int_max_str_digits).
+    data = {HOT_KEY: "2021-04-16", "description": int("f" * 5000, 16)}
+    with pytest.raises(TemplateParseError, match="Template <template> is not valid JSON data"):
+        Template.from_data(data)

@@ -267,6 +267,8 @@ def json_string(value: Any) -> str | None:
         json.loads(value)
     except ValueError as exc:
         return f"Invalid JSON string: {exc}"
+    except RecursionError:
+        return "Invalid JSON string: nested too deeply"
     return None
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -298,10 +299,19 @@ class AllowedPattern(Constraint):
         if not isinstance(self.pattern, str):
             raise InvalidSchemaError("AllowedPattern must be a string")
         try:
-            regex = re.compile(self.pattern)
-        except re.error as exc:
+            with warnings.catch_warnings():
+                # Python's FutureWarnings about the user's pattern ("Possible nested
+                # set") concern the user's text, not Kiln: the pattern still compiles.
+                warnings.simplefilter("ignore", FutureWarning)
+                regex = re.compile(self.pattern)
+        except (re.error, OverflowError) as exc:  # OverflowError: a{99999999999}
             raise InvalidSchemaError(
                 f'AllowedPattern "{self.pattern}" is not a valid regular expression: {exc}'
+            ) from None
+        except RecursionError:  # the compiler recurses once per nested group
+            raise InvalidSchemaError(
+                f'AllowedPattern "{self.pattern}" is not a valid regular expression: '
+                "groups are nested too deeply"
             ) from None
         object.__setattr__(self, "_regex", regex)
 

@@ -180,7 +180,7 @@ def _event_sink(item: Any, path: Path) -> dict[str, Any]:
             f"An event sink must be a map. Found a {json_kind(item)} instead", path=path
         )
     sink_type = item.get("type")
-    if sink_type not in _SINK_ARGUMENTS:
+    if not isinstance(sink_type, str) or sink_type not in _SINK_ARGUMENTS:  # may be unhashable
         known = ", ".join(_SINK_ARGUMENTS)
         raise EnvironmentParseError(
             f'Unknown event sink type "{sink_type}"; known types: {known}', path=(*path, "type")

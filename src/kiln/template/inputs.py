@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kiln.core.errors import KilnError
+from kiln.core.errors import EnvironmentParseError, KilnError, StackValidationFailed
 from kiln.schema.custom import CustomConstraints
+from kiln.schema.resource_types import ResourceTypes
 from kiln.template.environment import Environment, merge_environment_files, parse_environment
 from kiln.template.loader import Document, load_environment
 from kiln.template.parameters import parse_parameter_schemas
 from kiln.template.stack import Limits, StackDefinition, StackIdentity
-from kiln.template.template import Template
-from kiln.schema.resource_types import ResourceTypes
+from kiln.template.template import Template, json_size
 
 TemplateInput = Template | Document | Mapping[str, Any] | str | bytes
 EnvironmentInput = Document | Mapping[str, Any] | str | bytes | None
@@ -47,6 +47,7 @@ def _environment_data(env: EnvironmentInput, name: str) -> tuple[Any, Document |
     if isinstance(env, str | bytes):
         doc = load_environment(env, name)
         return doc.data, doc
+    json_size(env, f"Environment {name}", EnvironmentParseError)
     # A non-mapping is passed on as is: parse_environment rejects it with Heat's message.
     return (dict(env) if isinstance(env, Mapping) else env), None
 
@@ -74,12 +75,22 @@ def build_environment(
             docs[name] = file_doc
     schemas, _ = parse_parameter_schemas(template.section("parameters"), template.version)
     types = {n: s.type for n, s in schemas.items()}
+    cli_parameters = _request_parameters(parameters)
     try:
-        return merge_environment_files(base, files, types, cli_parameters=dict(parameters or {}))
+        return merge_environment_files(base, files, types, cli_parameters=cli_parameters)
     except KilnError as err:
         for doc_ in docs.values():
             err.locate(doc_.source.locate)
         raise
+
+
+def _request_parameters(parameters: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The request's top-level parameters, checked as an environment's ``parameters``
+    section is (they come from the request body: a map is not guaranteed)."""
+    if parameters is None:
+        return {}
+    json_size(parameters, "Parameters", StackValidationFailed)
+    return parse_environment({"parameters": parameters}).parameters
 
 
 def build_stack(

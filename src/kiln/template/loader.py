@@ -41,6 +41,7 @@ __all__ = [
     "Document",
     "DocumentKind",
     "SourceMap",
+    "depth_ok",
     "load_document",
     "load_environment",
     "load_template",
@@ -156,11 +157,14 @@ def _parse_json(text: str) -> Any:
     except Exception:  # ValueError, RecursionError on deep nesting, ...
         return _NOT_JSON
     # Too deep: let the YAML path fail, since it knows the line and column.
-    return data if _depth_ok(data) else _NOT_JSON
+    return data if depth_ok(data) else _NOT_JSON
 
 
-def _depth_ok(data: Any) -> bool:
-    """True if containers nest at most MAX_DEPTH deep (checked without recursion)."""
+def depth_ok(data: Any) -> bool:
+    """True if containers nest at most MAX_DEPTH deep (checked without recursion).
+
+    Also bounds data given as data rather than text; a cycle counts as too deep.
+    """
     if not isinstance(data, dict | list):
         return True
     pending: list[tuple[Any, int]] = [(data, 1)]

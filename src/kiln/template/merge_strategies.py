@@ -4,7 +4,7 @@
 :func:`merge_value` combines an earlier value with a later one according to the
 parameter's type (strings concatenate, comma-delimited lists extend, json maps
 update shallowly or recursively; booleans and numbers cannot be merged).
-Imports: kiln.core only.
+Imports: kiln.core, kiln.template.loader (its nesting bound).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from kiln.core.errors import InvalidMergeStrategyForParam, StackValidationFailed
 from kiln.core.paths import Path
+from kiln.template.loader import MAX_DEPTH, depth_ok
 
 OVERWRITE = "overwrite"
 MERGE = "merge"
@@ -99,11 +100,24 @@ def _as_json(value: Any, param: str, path: Path) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        loaded = json.loads(value)
     except ValueError as exc:
         raise StackValidationFailed(
             f"Value of json parameter '{param}' is not valid JSON: {exc}", path=path
         ) from None
+    except RecursionError:
+        loaded = _TOO_DEEP
+    if loaded is _TOO_DEEP or not depth_ok(loaded):
+        # The loader's bound: merging (recursive) and later steps never see deeper data.
+        raise StackValidationFailed(
+            f"Value of json parameter '{param}' is not valid JSON: nesting depth exceeds "
+            f"maximum allowed depth ({MAX_DEPTH})",
+            path=path,
+        )
+    return loaded
+
+
+_TOO_DEEP = object()
 
 
 def _deep_merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,8 @@ user value, environment default or template default into the value
 ``get_param`` sees (reference section 3.3); :func:`display_value` renders a
 value the way stack representations show it; :func:`parameter_property_schema`
 gives the property a template resource exposes for the parameter (section 7.2).
-Declarations are parsed in ``kiln.template.parameters``. Imports: kiln.core, kiln.schema.
+Declarations are parsed in ``kiln.template.parameters``. Imports: kiln.core, kiln.schema,
+kiln.template.loader (its nesting bound).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from kiln.core.paths import Path, PathSegment
 from kiln.schema.constraints import Constraint
 from kiln.schema.properties import PropertySchema, PropertyType
 from kiln.schema.types import NO_DEFAULT, parse_bool, str_to_num
+from kiln.template.loader import MAX_DEPTH, depth_ok
 
 if TYPE_CHECKING:
     from kiln.template.versions import TemplateVersion
@@ -124,14 +126,26 @@ def _to_json(value: Any) -> Any:
         if not value:
             return value
         try:
-            return json.loads(value)
+            loaded = json.loads(value)
         except ValueError as exc:
             raise ValueError(f"Value must be valid JSON: {exc}") from None
-    try:
-        # A round trip rejects what JSON cannot hold and copies what it can.
-        return json.loads(json.dumps(value))
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"Value must be valid JSON: {exc}") from None
+        except RecursionError:
+            loaded = _TOO_DEEP  # nested past what the decoder can recurse into
+    else:
+        try:
+            # A round trip rejects what JSON cannot hold and copies what it can.
+            loaded = json.loads(json.dumps(value)) if depth_ok(value) else _TOO_DEEP
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"Value must be valid JSON: {exc}") from None
+    # The loader's bound on nesting, so that no deeper value reaches the evaluator.
+    if loaded is _TOO_DEEP or not depth_ok(loaded):
+        raise ValueError(
+            f"Value must be valid JSON: nesting depth exceeds maximum allowed depth ({MAX_DEPTH})"
+        )
+    return loaded
+
+
+_TOO_DEEP = object()
 
 
 def _convert(type_name: str, raw: Any) -> Any:

@@ -20,7 +20,7 @@ from kiln.core.errors import (
     TemplateParseError,
 )
 from kiln.core.paths import Location, Path
-from kiln.template.loader import Document, SourceMap, load_template
+from kiln.template.loader import MAX_DEPTH, Document, SourceMap, depth_ok, load_template
 from kiln.template.versions import TemplateVersion, detect_version
 
 MAX_TEMPLATE_SIZE = 524288
@@ -73,7 +73,7 @@ class Template:
         if not isinstance(data, dict):
             raise TemplateParseError("The template is not a JSON object or YAML mapping.")
         limit = MAX_TEMPLATE_SIZE if max_size is None else max_size
-        size = len(json.dumps(data, default=str))
+        size = json_size(data, f"Template {name}")
         if size > limit:
             raise RequestLimitExceeded(
                 f"Request limit exceeded: Template size ({size} bytes) exceeds maximum "
@@ -122,6 +122,26 @@ class Template:
 
     def locate(self, path: Path) -> Location | None:
         return self.source.locate(path)
+
+
+def json_size(data: Any, what: str, invalid: type[KilnError] = TemplateParseError) -> int:
+    """The length of the JSON text of data given as data (as in a request body).
+
+    Data must be what JSON text can hold, within the bounds the loader applies to
+    text: containers nested deeper than the loader's MAX_DEPTH (a cycle counts as
+    too deep) raise RequestLimitExceeded, and an integer too long to write as
+    decimal text (Python's ``int_max_str_digits``) raises ``invalid``. ``what``
+    names the data in messages ("Template t.yaml").
+    """
+    if not depth_ok(data):
+        raise RequestLimitExceeded(
+            f"Request limit exceeded: {what}: nesting depth exceeds maximum allowed depth "
+            f"({MAX_DEPTH})."
+        )
+    try:
+        return len(json.dumps(data, default=str))
+    except ValueError as exc:
+        raise invalid(f"{what} is not valid JSON data: {exc}") from None
 
 
 _ENTRY_NAMES = {

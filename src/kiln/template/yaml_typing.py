@@ -79,7 +79,12 @@ def scalar_value(tag: str, value: str) -> Any:
     if construct is None:
         raise TagError(wrong_node(tag, "scalar"))
     try:
-        return construct(ScalarNode(tag, value, None, None))
+        result = construct(ScalarNode(tag, value, None, None))
+        if tag == INT:
+            # Hexadecimal, octal or binary text can make an int too long for decimal text,
+            # which Python refuses to write (int_max_str_digits): as invalid as 5000 digits.
+            str(result)
+        return result
     except yaml.MarkedYAMLError as exc:
         raise TagError(exc.problem or f"invalid value for the tag {tag!r}") from None
     except Exception:  # int() of 5000 digits, bool of "maybe", ...

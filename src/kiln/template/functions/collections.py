@@ -7,7 +7,8 @@ and ``contains`` (also a condition function), the CFN ``Fn::Select``,
 collection function here). Shape checks that need only literal data run at parse
 time (absent items are ignored, as resolution drops them); everything else runs
 on resolved values, which may be null before resources exist: null stands for
-"nothing". Imports: stdlib, kiln.core, kiln.template.functions.base and .repeat.
+"nothing". Imports: stdlib, kiln.core, kiln.template.functions.base and .repeat,
+kiln.template.loader (its nesting bound).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from kiln.core.errors import KilnError
 from kiln.template.functions.base import Function, FunctionContext, resolve
 from kiln.template.functions.repeat import REPEAT_LIMIT, Repeat, present
+from kiln.template.loader import MAX_DEPTH, depth_ok
 
 __all__ = [
     "REPEAT_LIMIT",
@@ -248,10 +250,7 @@ class Select(_Collection):
         if collection is None or collection == "" or index is None:
             return ""
         if isinstance(collection, str):
-            try:
-                collection = json.loads(collection)
-            except ValueError as exc:
-                raise self.error(f'"{self.fn_name}": {exc}') from None
+            collection = self._load_json(collection)
         if isinstance(collection, dict):
             if not isinstance(index, str):
                 raise self.error(
@@ -262,7 +261,7 @@ class Select(_Collection):
         if isinstance(collection, list):
             try:
                 position = int(index)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # OverflowError: infinity
                 raise self.error(
                     f'"{self.fn_name}": the index must be an integer to select from a list, '
                     f"not {index!r}"
@@ -275,6 +274,22 @@ class Select(_Collection):
             f'"{self.fn_name}": the collection must be a list, a map or a JSON string, '
             f"not {collection!r}"
         )
+
+    def _load_json(self, text: str) -> Any:
+        try:
+            loaded = json.loads(text)
+            too_deep = not depth_ok(loaded)
+        except ValueError as exc:
+            raise self.error(f'"{self.fn_name}": {exc}') from None
+        except RecursionError:  # nested past what the decoder can recurse into
+            too_deep = True
+        if too_deep:
+            # The loader's bound on nesting: no deeper value reaches other functions.
+            raise self.error(
+                f'"{self.fn_name}": the JSON text nests deeper than the maximum allowed '
+                f"depth ({MAX_DEPTH})"
+            )
+        return loaded
 
 
 # ``<prefix>.member.<N>.<name>=<value>``, as AWS query parameters spell list members.
@@ -312,12 +327,20 @@ class MemberListToMap(_Collection):
             match = _MEMBER.fullmatch(item)
             if match is not None:
                 number, name, value = match.groups()
-                entries.setdefault(int(number), {})[name] = value
+                entries.setdefault(self._member_number(number), {})[name] = value
         return {
             entry[key_name]: entry.get(value_name)
             for _, entry in sorted(entries.items())
             if key_name in entry
         }
+
+    def _member_number(self, digits: str) -> int:
+        try:
+            return int(digits)
+        except ValueError:  # longer than Python's int_max_str_digits
+            raise self.error(
+                f'"{self.fn_name}": member number {digits[:20]}... is too large'
+            ) from None
 
 
 class FindInMap(_Collection):

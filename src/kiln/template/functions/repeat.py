@@ -16,10 +16,13 @@ from typing import Any
 
 from kiln.template.functions.base import ABSENT, Function, FunctionContext, resolve
 
-__all__ = ["REPEAT_LIMIT", "Repeat", "present"]
+__all__ = ["REPEAT_LIMIT", "REPEAT_VALUE_LIMIT", "Repeat", "present"]
 
 # Not a Heat limit: a product of long for_each lists must not exhaust memory.
 REPEAT_LIMIT = 100_000
+# Nor this: the copies times the size of the template (containers and scalars), so
+# that a large template, or a nested repeat, repeated many times cannot either.
+REPEAT_VALUE_LIMIT = 1_000_000
 
 
 def present(value: Any) -> Any:
@@ -134,6 +137,11 @@ class Repeat(Function):
         template = resolve(args["template"], ctx)
         if template is ABSENT:
             return []
+        if count * _size(template, REPEAT_VALUE_LIMIT // max(count, 1)) > REPEAT_VALUE_LIMIT:
+            raise self.error(
+                f'"repeat" would produce more than {REPEAT_VALUE_LIMIT} values '
+                f"({count} copies of its template)"
+            )
         return [_substitute(template, list(zip(placeholders, combo))) for combo in combos]
 
     def _values(self, placeholder: str, values: Any) -> list[str]:
@@ -147,6 +155,21 @@ class Repeat(Function):
                     f"{item!r} (for {placeholder}) is of type {type(item).__name__}"
                 )
         return items
+
+
+def _size(value: Any, limit: int) -> int:
+    """Containers, keys and scalars in ``value``; counting stops once past ``limit``."""
+    count = 0
+    pending = [value]
+    while pending and count <= limit:
+        item = pending.pop()
+        count += 1
+        if isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return count
 
 
 def _substitute(value: Any, pairs: list[tuple[str, str]]) -> Any:

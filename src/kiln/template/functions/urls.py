@@ -19,6 +19,8 @@ from kiln.template.functions.base import Function, FunctionContext, resolve
 URL_KEYS = ("scheme", "username", "password", "host", "port", "path", "query", "fragment")
 
 _PORT_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*")
+# Longer port text is invalid anyway, and int() refuses text over 4300 digits.
+_PORT_CHARS = 100
 
 
 class MakeUrl(Function):
@@ -68,7 +70,7 @@ class MakeUrl(Function):
     def _port_number(self, port: Any, args: dict[Any, Any]) -> int:
         if isinstance(port, int) and not isinstance(port, bool):
             number = port
-        elif isinstance(port, str) and _PORT_TEXT.fullmatch(port):
+        elif isinstance(port, str) and _PORT_TEXT.fullmatch(port) and len(port) <= _PORT_CHARS:
             number = int(port)
         else:
             raise self.error(f'Invalid URL port "{port}" for {self.fn_name} called with {args!r}')

@@ -224,7 +224,7 @@ def test_build_environment_alone() -> None:
         {"l": "p,q"},
     )
     assert env.parameters == {"a": "one", "l": "p,q"}
-    assert env.parameter_defaults == {"n": 5}
+    assert env.parameter_defaults == {}  # the inline environment yields to the files (6.2)
     assert env.registry.to_dict() == {"My::T": "OS::Heat::None", "resources": {}}
 
 
@@ -261,11 +261,6 @@ def test_syntax_error_in_an_environment_file_is_located_in_it() -> None:
     assert info.value.location == Location("env2.yaml", 2, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="task brief: an environment error is located in the env file it comes from; the "
-    "first file whose source map knows any prefix of the path wins (here env1.yaml:1:1)",
-)
 @pytest.mark.parametrize(
     ("second", "error", "where"),
     [
@@ -287,11 +282,6 @@ def test_error_in_a_later_environment_file_is_located_in_that_file(
     assert info.value.location == Location("env2.yaml", *where)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reference 6.2: the request's `environment` is ignored entirely when "
-    "environment_files is non-empty; build_stack merges the files on top of it",
-)
 def test_inline_environment_is_ignored_when_there_are_environment_files() -> None:
     got = values(
         environment={"parameters": {"a": "inline", "n": 9}},
@@ -300,11 +290,6 @@ def test_inline_environment_is_ignored_when_there_are_environment_files() -> Non
     assert (got["a"], got["n"]) == ("tmpl", 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reference 6.3: merge types come from the top-level template and every template "
-    "in `files`; a nested template's parameter set by a second file is silently dropped",
-)
 def test_later_file_sets_a_nested_templates_parameter() -> None:
     stack = build_stack(
         "heat_template_version: 2021-04-16\nresources:\n  n: {type: box.yaml}\n",

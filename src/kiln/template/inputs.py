@@ -20,6 +20,7 @@ from kiln.template.loader import Document, load_environment
 from kiln.template.parameters import parse_parameter_schemas
 from kiln.template.stack import Limits, StackDefinition, StackIdentity
 from kiln.template.template import Template, json_size
+from kiln.template.versions import VERSION_KEYS
 
 TemplateInput = Template | Document | Mapping[str, Any] | str | bytes
 EnvironmentInput = Document | Mapping[str, Any] | str | bytes | None
@@ -57,8 +58,16 @@ def build_environment(
     environment: EnvironmentInput = None,
     environment_files: Sequence[tuple[str, EnvironmentInput]] = (),
     parameters: Mapping[str, Any] | None = None,
+    files: Mapping[str, Any] | None = None,
 ) -> Environment:
-    """The stack's environment from an inline environment, files and parameters."""
+    """The stack's environment from an inline environment, files and parameters.
+
+    With environment files, the inline environment is ignored entirely
+    (reference 6.2); merge strategies look up parameter types in the template
+    and in every template of ``files`` (6.3), the template winning.
+    """
+    if environment_files:
+        environment = None
     data, doc = _environment_data(environment, "<environment>")
     try:
         base = parse_environment(data, name=doc.name if doc else "<environment>")
@@ -66,22 +75,40 @@ def build_environment(
         if doc is not None:
             err.locate(doc.source.locate)
         raise
-    files: list[tuple[str, Any]] = []
+    env_files: list[tuple[str, Any]] = []
     docs: dict[str, Document] = {}
     for name, env in environment_files:
         file_data, file_doc = _environment_data(env, name)
-        files.append((name, file_data))
+        env_files.append((name, file_data))
         if file_doc is not None:
             docs[name] = file_doc
-    schemas, _ = parse_parameter_schemas(template.section("parameters"), template.version)
-    types = {n: s.type for n, s in schemas.items()}
+    types = _parameter_types(template, files or {}) if environment_files else {}
     cli_parameters = _request_parameters(parameters)
     try:
-        return merge_environment_files(base, files, types, cli_parameters=cli_parameters)
+        return merge_environment_files(base, env_files, types, cli_parameters=cli_parameters)
     except KilnError as err:
-        for doc_ in docs.values():
-            err.locate(doc_.source.locate)
+        # The merge labels an error with the file it comes from.
+        source = docs.get(err.category or "")
+        if source is not None:
+            err.locate(source.source.locate)
         raise
+
+
+def _parameter_types(template: Template, files: Mapping[str, Any]) -> dict[str, str]:
+    """Parameter types of the template and of every template in the files map."""
+    types: dict[str, str] = {}
+    for content in files.values():
+        if not isinstance(content, str) or not any(k in content for k in VERSION_KEYS):
+            continue
+        try:
+            nested = Template.load(content)
+        except KilnError:
+            continue  # not a template after all, or reported where it is used
+        found, _ = parse_parameter_schemas(nested.section("parameters"), nested.version)
+        types.update({n: s.type for n, s in found.items()})
+    schemas, _ = parse_parameter_schemas(template.section("parameters"), template.version)
+    types.update({n: s.type for n, s in schemas.items()})
+    return types
 
 
 def _request_parameters(parameters: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -109,7 +136,7 @@ def build_stack(
 ) -> StackDefinition:
     """Parse, merge and build; structural errors raise, the rest are in ``.errors``."""
     tmpl = as_template(template, max_size=limits.max_template_size if limits else None)
-    env = build_environment(tmpl, environment, environment_files, parameters)
+    env = build_environment(tmpl, environment, environment_files, parameters, files)
     return StackDefinition(
         tmpl,
         env,

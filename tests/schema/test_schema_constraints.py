@@ -216,3 +216,12 @@ def test_a_pattern_python_warns_about_still_compiles_without_a_warning() -> None
         constraint = AllowedPattern("[[a]x")
     assert constraint.check("ax") is None
     assert constraint.check("b") == '"b" does not match pattern "[[a]x"'
+
+
+@pytest.mark.timeout(60)  # a hang fails here; the speed itself is not asserted
+def test_catastrophic_allowed_pattern_is_stopped_not_hung() -> None:
+    constraint = AllowedPattern("(a|aa)+$")
+    message = constraint.check("a" * 40 + "!")
+    assert message is not None
+    assert "could not be matched" in message and "took too long" in message
+    assert constraint.check("aaaa") is None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kiln.core.errors import InvalidSchemaError
+from kiln.schema.guarded_regex import RegexStopped, match_within
 from kiln.schema.types import (
     BOOLEAN,
     INTEGER,
@@ -320,8 +321,13 @@ class AllowedPattern(Constraint):
     ) -> str | None:
         text = value if isinstance(value, str) else str(value)
         # Heat anchors at the start and requires the first match to reach the end
-        # (not re.fullmatch: "a|ab" does not accept "ab").
-        match = self._regex.match(text)
+        # (not re.fullmatch: "a|ab" does not accept "ab"). A catastrophic pattern
+        # must not hang validation: the match runs under a deadline.
+        try:
+            match = match_within(self._regex, text)
+        except RegexStopped as stopped:
+            why = stopped.reason or "matching took too long"
+            return f'"{value}" could not be matched against pattern "{self.pattern}": {why}'
         if match is not None and match.end() == len(text):
             return None
         return f'"{value}" does not match pattern "{self.pattern}"'

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fn_collections_support import PATH, ev, fails
 
+from kiln.schema import guarded_regex as gr
 from kiln.template.functions import yaql_function as yq
 from kiln.template.functions import yaql_regex as yr
 
@@ -358,7 +359,7 @@ def test_twins_are_cached() -> None:
 
 
 def test_twin_cache_is_bounded_and_keeps_recent_entries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(yr, "MAX_CACHED_SIZE", 50)
+    monkeypatch.setattr(gr, "MAX_CACHED_SIZE", 50)
     cache = yr._TwinCache()
     first = object()
     cache.put(("first", 0), first, 10)
@@ -381,7 +382,7 @@ def test_regex_module_forgets_uncached_patterns() -> None:
 def test_outside_an_evaluation_matches_get_the_default_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(yr, "DEFAULT_SECONDS", 0.2)
+    monkeypatch.setattr(gr, "DEFAULT_SECONDS", 0.2)
     assert yr._timeout() == 0.2
     with pytest.raises(yr.RegexStopped) as info:
         yr._run(yr.twin(re.compile("(a|aa)+$")).search, "a" * 60 + "!")

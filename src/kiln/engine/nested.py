@@ -46,8 +46,9 @@ class ParentLink:
 class EngineNestedStacks:
     """Child stacks of one resource of one parent stack."""
 
-    def __init__(self, service: StackService, parent: Stack, resource_name: str,
-                 resource_uuid: str) -> None:
+    def __init__(
+        self, service: StackService, parent: Stack, resource_name: str, resource_uuid: str
+    ) -> None:
         self.service = service
         self.parent = parent
         self.resource_name = resource_name
@@ -58,26 +59,50 @@ class EngineNestedStacks:
 
         return Caller(self.parent.project_id, self.parent.user_id)
 
-    def create(self, *, template: Mapping[str, Any], environment: Mapping[str, Any],
-               files: Mapping[str, Any], parameters: Mapping[str, Any],
-               timeout_mins: int | None = None) -> str:
+    def create(
+        self,
+        *,
+        template: Mapping[str, Any],
+        environment: Mapping[str, Any],
+        files: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+        timeout_mins: int | None = None,
+    ) -> str:
         from kiln.engine.service import StackRequest
 
         name = f"{self.parent.name}-{self.resource_name}-{short_id(self.resource_uuid)}"
-        request = StackRequest(name=name, template=template, environment=environment,
-                               files=files, parameters=parameters, timeout_mins=timeout_mins)
-        link = ParentLink(self.parent.id, self.parent.root_id, self.parent.nested_depth + 1,
-                          self.resource_name)
+        request = StackRequest(
+            name=name,
+            template=template,
+            environment=environment,
+            files=files,
+            parameters=parameters,
+            timeout_mins=timeout_mins,
+        )
+        link = ParentLink(
+            self.parent.id, self.parent.root_id, self.parent.nested_depth + 1, self.resource_name
+        )
         return self.service.create_stack(self._caller(), request, parent=link)
 
-    def update(self, stack_id: str, *, template: Mapping[str, Any],
-               environment: Mapping[str, Any], files: Mapping[str, Any],
-               parameters: Mapping[str, Any]) -> None:
+    def update(
+        self,
+        stack_id: str,
+        *,
+        template: Mapping[str, Any],
+        environment: Mapping[str, Any],
+        files: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+    ) -> None:
         from kiln.engine.service import StackRequest
 
         stack = self.service.get_stack(stack_id)
-        request = StackRequest(name=stack.name, template=template, environment=environment,
-                               files=files, parameters=parameters)
+        request = StackRequest(
+            name=stack.name,
+            template=template,
+            environment=environment,
+            files=files,
+            parameters=parameters,
+        )
         self.service.update_stack(self._caller(), stack_id, request)
 
     def delete(self, stack_id: str) -> None:
@@ -85,8 +110,9 @@ class EngineNestedStacks:
             stack = self.service.get_stack(stack_id)
         except NotFound:
             return
-        if stack.deleted_at is None and not (stack.action == "DELETE" and
-                                             stack.status == "IN_PROGRESS"):
+        if stack.deleted_at is None and not (
+            stack.action == "DELETE" and stack.status == "IN_PROGRESS"
+        ):
             self.service.delete_stack(self._caller(), stack_id)
 
     def state(self, stack_id: str) -> ChildState | None:
@@ -160,22 +186,29 @@ class TemplateResource(Resource):
 
     def handle_create(self) -> Cookie:
         spec = self._spec()
-        stack_id = self._stacks().create(template=spec.template, environment=spec.environment,
-                                         files=spec.files, parameters={})
+        stack_id = self._stacks().create(
+            template=spec.template, environment=spec.environment, files=spec.files, parameters={}
+        )
         self.ctx.set_physical_id(stack_id)
         return {"stack": stack_id}
 
     def check_create_complete(self, cookie: Cookie) -> bool:
         return _waiting_for(self._stacks(), cookie, "CREATE")
 
-    def handle_update(self, new_properties: Mapping[str, Any],
-                      changed: Mapping[str, Any]) -> Cookie:
+    def handle_update(
+        self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]
+    ) -> Cookie:
         spec = self._spec()
         stack_id = self.ctx.physical_id
         if stack_id is None:
             return self.handle_create()
-        self._stacks().update(stack_id, template=spec.template, environment=spec.environment,
-                              files=spec.files, parameters={})
+        self._stacks().update(
+            stack_id,
+            template=spec.template,
+            environment=spec.environment,
+            files=spec.files,
+            parameters={},
+        )
         return {"stack": stack_id}
 
     def check_update_complete(self, cookie: Cookie) -> bool:
@@ -200,7 +233,7 @@ class TemplateResource(Resource):
             return None
         stacks = self._stacks()
         if name.startswith("resource."):
-            inner, _, attr = name[len("resource."):].partition(".")
+            inner, _, attr = name[len("resource.") :].partition(".")
             found = stacks.resource(stack_id, inner)
             if found is None:
                 return None

@@ -139,14 +139,16 @@ class StackService:
         """Validate and start converging an existing stack to a new template."""
         with dbe.read(self.deps.db) as conn:
             stack = sdb.get_stack(conn, stack_id, show_deleted=False)
-            stored = rdb.list_resources(conn, stack_id)
         identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
         definition = self._definition(request, identity)
         now = self.deps.clock.now()
-        plan = build_plan(
-            self._plan_input(stack.id, stack.root_id, definition, "", stored), CONVERGE_STEPS
-        )
         with dbe.write(self.deps.db) as conn:
+            # The rows as they are now, not before validation: engines may have
+            # added rows (replacements) meanwhile, which the plan must clean up.
+            stored = rdb.list_resources(conn, stack_id)
+            plan = build_plan(
+                self._plan_input(stack.id, stack.root_id, definition, "", stored), CONVERGE_STEPS
+            )
             template_id = tdb.store_raw_template(
                 conn,
                 dict(definition.template.data),
@@ -183,13 +185,13 @@ class StackService:
         """Start deleting a stack and every resource row it has."""
         with dbe.read(self.deps.db) as conn:
             stack = sdb.get_stack(conn, stack_id, show_deleted=False)
-            stored = rdb.list_resources(conn, stack_id)
         now = self.deps.clock.now()
-        given = PlanInput(
-            stack.id, stack.root_id, stack.raw_template_id, {}, {}, stored, self.deps.new_id
-        )
-        plan = build_plan(given, DELETE_STEPS)
         with dbe.write(self.deps.db) as conn:
+            stored = rdb.list_resources(conn, stack_id)  # as they are now (see update_stack)
+            given = PlanInput(
+                stack.id, stack.root_id, stack.raw_template_id, {}, {}, stored, self.deps.new_id
+            )
+            plan = build_plan(given, DELETE_STEPS)
             self._start(
                 conn,
                 stack.id,

@@ -27,6 +27,7 @@ from kiln.core.errors import (
 from kiln.core.paths import Path
 from kiln.graph.dag import Graph
 from kiln.schema.custom import CustomConstraints
+from kiln.schema.resource_types import ResourceTypes, UncheckedTypes
 from kiln.template.conditions import Conditions
 from kiln.template.environment import Environment
 from kiln.template.functions.base import Function, Parser, resolve_top
@@ -41,7 +42,6 @@ from kiln.template.parameters import (
 from kiln.template.resources import ResourceDefinition
 from kiln.template.stack_resources import ResourceBuilder, TypedResource
 from kiln.template.template import Template
-from kiln.schema.resource_types import ResourceTypes, UncheckedTypes
 
 AWS_REGION = "ap-southeast-1"
 

@@ -13,10 +13,10 @@ import uuid
 from typing import Any
 
 from kiln.schema.properties import AttributeSchema, PropertySchema
+from kiln.schema.resource_types import SchemaType, TypeCatalogue
 from kiln.template.functions.base import resolve_top
 from kiln.template.functions.references import select_path
 from kiln.template.stack import StackDefinition
-from kiln.schema.resource_types import SchemaType, TypeCatalogue
 
 NONE_TYPE = SchemaType(name="OS::Heat::None", implementation="NoneResource")
 VALUE_TYPE = SchemaType(

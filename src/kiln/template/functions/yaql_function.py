@@ -257,7 +257,11 @@ def _to_plain(value: Any, size: _Size) -> Any:
     size.items += 1
     if size.items > MAX_RESULT_ITEMS:
         raise YaqlError(f"The result of the yaql expression has more than {MAX_RESULT_ITEMS} items")
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _MAX_INT_BITS:
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and value.bit_length() > _MAX_INT_BITS
+    ):
         # Such a number cannot even be written out in a message or a property.
         raise YaqlError("The result of the yaql expression is a number too large to use")
     if value is None or isinstance(value, (bool, int, float)):

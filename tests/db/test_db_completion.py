@@ -317,3 +317,29 @@ def test_a_whole_dag_runs_in_dependency_order(db: Engine, now: datetime) -> None
     with read(db) as conn:
         assert get_traversal(conn, traversal_id).state == "COMPLETE"
         assert get_stack(conn, stack.id).status == "COMPLETE"
+
+
+def test_only_the_winning_failure_adds_the_stack_event(db: Engine, now: datetime) -> None:
+    """Regression: a second failure in a failed traversal wrote a second stack FAILED event."""
+    stack, _ = make_traversal(db, now, ["a", "b"])
+    with write(db) as conn:
+        a, b = sorted(
+            (t.lease for t in claim_tasks(conn, "e1", now=now, lease=LEASE, limit=2)),
+            key=lambda x: x.node_key,
+        )
+
+    def events(name: str) -> tuple[list[NewEvent], list[NewEvent]]:
+        resource = NewEvent(new_id(), stack.id, name, "T", "CREATE", "FAILED", "boom")
+        whole = NewEvent(new_id(), stack.id, stack.name, "OS::Heat::Stack", "CREATE", "FAILED")
+        return [resource], [whole]
+
+    for lease, wins in ((a, True), (b, False)):
+        mine, stack_events = events(lease.node_key)
+        with write(db) as conn:
+            won = fail_task(
+                conn, lease, now=now, reason="boom", events=mine, winner_events=stack_events
+            )
+        assert won is wins
+    with read(db) as conn:
+        seen = [(e.resource_name, e.status) for e in list_events(conn, stack.id)]
+    assert seen == [("a", "FAILED"), (stack.name, "FAILED"), ("b", "FAILED")]

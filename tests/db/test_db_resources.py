@@ -172,3 +172,16 @@ def test_resource_data_set_get_delete_and_cascade(db: Engine, now: datetime) -> 
         assert delete_resource(conn, res.id)
         assert not delete_resource(conn, res.id)
         assert get_resource_data(conn, res.id) == {}  # cascaded
+
+
+def test_release_resource_lets_go_whatever_the_epoch(db: Engine, now: datetime) -> None:
+    from kiln.db.resources import release_resource
+
+    with write(db) as conn:
+        stack = make_stack(conn, now)
+        row = create_resource(conn, _new(stack), now=now)
+        assert claim_resource(conn, row.id, traversal_id="t1", epoch=3, expected_version=1, now=now)
+        assert not release_resource(conn, row.id, traversal_id="t2", now=now)
+        assert release_resource(conn, row.id, traversal_id="t1", now=now)
+        got = get_resource(conn, row.id)
+    assert (got.owner_traversal_id, got.version) == (None, 3)

@@ -243,3 +243,47 @@ def test_lease_property_needs_a_claim(db: Engine, now: datetime) -> None:
         task = get_task(conn, traversal_id, "a")
     with pytest.raises(InternalError, match="not claimed"):
         _ = task.lease
+
+
+def _traversal_on_rows(db: Engine, now: datetime, rows: dict[str, str]) -> tuple[str, str]:
+    """A stack with a traversal whose node key -> resource id are ``rows``; (stack, traversal)."""
+    from dbhelpers import make_stack, new_id
+
+    from kiln.db.traversals import NodeSpec, start_traversal
+
+    with write(db) as conn:
+        stack = make_stack(conn, now)
+        traversal_id = new_id()
+        assert start_traversal(
+            conn,
+            traversal_id=traversal_id,
+            stack_id=stack.id,
+            expected_current=None,
+            action="UPDATE",
+            raw_template_id=stack.raw_template_id,
+            nodes=[NodeSpec(k, k, resource_id=r) for k, r in rows.items()],
+            edges=[],
+            now=now,
+        )
+    return stack.id, traversal_id
+
+
+def test_resource_in_flight_and_wake_parked(db: Engine, now: datetime) -> None:
+    from kiln.db.tasks import resource_in_flight, wake_parked
+
+    stack_id, traversal_id = _traversal_on_rows(db, now, {"a": "row-a", "b": "row-b"})
+    with read(db) as conn:
+        assert not resource_in_flight(conn, traversal_id, "row-a")  # not started
+    leases = {lease.node_key: lease for lease in _claim(db, "e1", now)}
+    with write(db) as conn:
+        record_progress(conn, leases["a"], now=now, phase="POLLING")
+        # b is parked until later without having started
+        requeue_task(conn, leases["b"], now=now, not_before=now + LEASE)
+    with read(db) as conn:
+        assert resource_in_flight(conn, traversal_id, "row-a")
+        assert not resource_in_flight(conn, traversal_id, "row-b")
+    with write(db) as conn:
+        assert wake_parked(conn, stack_id=stack_id, resource_id="row-a", now=now) == 0
+        assert wake_parked(conn, stack_id=stack_id, resource_id="row-b", now=now) == 1
+        assert get_task(conn, traversal_id, "b").not_before == now
+        assert wake_parked(conn, stack_id=stack_id, resource_id="row-b", now=now) == 0

@@ -240,12 +240,14 @@ def fail_task(
     resource_change: ResourceChange | None = None,
     events: Sequence[NewEvent] = (),
     stack_outcome: StackStatus | None = None,
+    winner_events: Sequence[NewEvent] = (),
 ) -> bool:
     """Mark a claimed task FAILED and fail its traversal, as one fenced step. Writes.
 
     The traversal goes RUNNING -> FAILED with ``reason`` (only the first failure
     wins); the winner also writes the stack's status (default: the traversal's
-    action FAILED with ``reason``) if the traversal is still current. Returns
+    action FAILED with ``reason``) if the traversal is still current, and
+    ``winner_events`` (the stack's FAILED event: one per traversal). Returns
     whether this call failed the traversal. ``FencedOut`` if the lease is stale.
     """
     _finish_task(
@@ -273,5 +275,5 @@ def fail_task(
         update_stack_status(
             conn, trav.stack_id, traversal_id=lease.traversal_id, outcome=outcome, now=now
         )
-    add_events(conn, events, now=now)
+    add_events(conn, [*events, *(winner_events if won else ())], now=now)
     return won

@@ -312,3 +312,15 @@ def mark_replaced(conn: Connection, resource_id: str, replaced_by: str, *, now: 
         .where(R.c.id == resource_id)
         .values(replaced_by=replaced_by, updated_at=now, version=R.c.version + 1)
     )
+
+
+def release_resource(
+    conn: Connection, resource_id: str, *, traversal_id: str, now: datetime
+) -> bool:
+    """Let go of a row the traversal owns, whatever the epoch; False if it did not. Writes."""
+    result = conn.execute(
+        sa.update(R)
+        .where(R.c.id == resource_id, R.c.owner_traversal_id == traversal_id)
+        .values(owner_traversal_id=None, updated_at=now, version=R.c.version + 1)
+    )
+    return result.rowcount == 1

@@ -295,12 +295,49 @@ def readback_needed(conn: Connection) -> bool:
     return is_mysql(conn) or not conn.dialect.update_returning
 
 
-def set_result_resource(
-    conn: Connection, lease: Lease, *, resource_id: str, now: datetime
-) -> None:
+def set_result_resource(conn: Connection, lease: Lease, *, resource_id: str, now: datetime) -> None:
     """Record the row a claimed task now works on (its replacement). Fenced; writes."""
     execute_fenced(
         conn,
         sa.update(N).where(fence(lease)).values(result_resource_id=resource_id, updated_at=now),
         fenced_out_message(lease),
     )
+
+
+def resource_in_flight(conn: Connection, traversal_id: str, resource_id: str) -> bool:
+    """Whether a task of the traversal has an action in flight on that row.
+
+    In flight: the task recorded a phase (the action reached, or may have
+    reached, the cloud) and is not finished. A task of a newer traversal
+    waits for such a task before it touches the row.
+    """
+    query = (
+        sa.select(N.c.node_key)
+        .where(
+            N.c.traversal_id == traversal_id,
+            N.c.phase.is_not(None),
+            N.c.state.not_in(("DONE", "FAILED", "SKIPPED")),
+            sa.or_(N.c.resource_id == resource_id, N.c.result_resource_id == resource_id),
+        )
+        .limit(1)
+    )
+    return conn.execute(query).first() is not None
+
+
+def wake_parked(conn: Connection, *, stack_id: str, resource_id: str, now: datetime) -> int:
+    """Tasks parked until later waiting for that row (READY, not started) are due now. Writes.
+
+    Returns how many. Called when an older traversal's task lets go of the row.
+    """
+    result = conn.execute(
+        sa.update(N)
+        .where(
+            N.c.stack_id == stack_id,
+            N.c.state == "READY",
+            N.c.phase.is_(None),
+            N.c.not_before > now,
+            sa.or_(N.c.resource_id == resource_id, N.c.result_resource_id == resource_id),
+        )
+        .values(not_before=now, updated_at=now)
+    )
+    return int(result.rowcount)

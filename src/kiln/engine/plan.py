@@ -70,11 +70,20 @@ class PlanInput:
 
 
 def current_rows(stored: Iterable[Resource]) -> dict[str, Resource]:
-    """The row each name is represented by: not replaced, not deleted."""
+    """The row each name is represented by: not replaced, not deleted.
+
+    When an unfinished replacement left two such rows, the replacing one wins
+    (creation times can be equal under a virtual clock), else the newest.
+    """
+    live = [
+        r
+        for r in stored
+        if r.replaced_by is None and not (r.action == "DELETE" and r.status == "COMPLETE")
+    ]
+    being_replaced = {r.replaces for r in live if r.replaces is not None}
     out: dict[str, Resource] = {}
-    for row in sorted(stored, key=lambda r: (r.created_at, r.id)):
-        if row.replaced_by is None and not (row.action == "DELETE" and row.status == "COMPLETE"):
-            out[row.name] = row
+    for row in sorted(live, key=lambda r: (r.id not in being_replaced, r.created_at, r.id)):
+        out[row.name] = row
     return out
 
 

@@ -27,5 +27,5 @@ def physical_resource_name(
     name = f"{stack_name}-{resource_name}-{short_id(resource_uuid)}"
     if len(name) <= limit:
         return name
-    tail = name[-(limit - 3):]
+    tail = name[-(limit - 3) :]
     return f"{name[:2]}-{tail}"

@@ -1,0 +1,361 @@
+"""What every step shares: the engine's dependencies, loading, and helpers.
+
+``StepBase`` loads a task's traversal, stack, row and compiled definition, and
+offers the helpers steps use (predecessor rows, typed properties, attributes,
+the plugin's context and writing it back, events). The steps themselves are in
+``steps.py`` (converge and cleanup) and ``step_endings.py`` (completion,
+failure, parking, abandoning).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from kiln.core.clock import Clock
+from kiln.core.errors import KilnError
+from kiln.db import engine as dbe
+from kiln.db import resources as rdb
+from kiln.db import stacks as sdb
+from kiln.db import templates as tdb
+from kiln.db import traversals as trdb
+from kiln.db.events import NewEvent
+from kiln.db.resources import Resource as Row
+from kiln.db.resources import ResourceChange
+from kiln.db.tasks import (
+    NodeTask,
+    resource_in_flight,
+)
+from kiln.engine.compiled import ALL_ATTRIBUTES, CompiledCache, CompiledStack
+from kiln.engine.plan import CONVERGE, converge_key
+from kiln.engine.resource_context import EngineResourceContext
+from kiln.plugin.registry import PluginRegistry
+from kiln.plugin.resource import Resource
+from kiln.schema.custom import CustomConstraints
+from kiln.schema.properties import coerce_properties
+from kiln.template.stack import StackIdentity
+
+log = logging.getLogger(__name__)
+
+REQUESTED = "REQUESTED"
+POLLING = "POLLING"
+
+START = "start"
+BEFORE_HANDLE = "before_handle"
+AFTER_HANDLE = "after_handle"
+BEFORE_OUTCOME = "before_outcome"
+AFTER_OUTCOME = "after_outcome"
+FAULT_POINTS = (START, BEFORE_HANDLE, AFTER_HANDLE, BEFORE_OUTCOME, AFTER_OUTCOME)
+
+
+@dataclass
+class EngineDeps:
+    """What every step needs, wired once by the composition root."""
+
+    db: Engine
+    registry: PluginRegistry
+    custom: CustomConstraints
+    clock: Clock
+    engine_id: str
+    lease: timedelta = timedelta(seconds=15)
+    clients: Mapping[str, Any] = field(default_factory=dict)
+    rng: random.Random = field(default_factory=random.SystemRandom)
+    new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    #: called after a traversal failed (the service starts a rollback if asked to)
+    on_traversal_failed: Callable[[str], None] = field(default=lambda _tid: None)
+    cache: CompiledCache | None = None
+    #: test hook called at each named step boundary (FAULT_POINTS); None in production
+    fault_point: Callable[[str, NodeTask], None] | None = None
+
+    def compiled_cache(self) -> CompiledCache:
+        if self.cache is None:
+            self.cache = CompiledCache(self.registry, self.custom)
+        return self.cache
+
+
+def poll_delay(polls: int) -> float:
+    """Seconds before the next poll: quick at first, then backing off to 2 s."""
+    return float(min(0.1 * (1.5**polls), 2.0))
+
+
+class ResourceBusy(Exception):
+    """The resource row is being changed by another task right now."""
+
+
+@dataclass
+class _Loaded:
+    task: NodeTask
+    traversal: trdb.Traversal
+    stack: sdb.Stack
+    compiled: CompiledStack
+    row: Row
+    owned: bool = False
+    preds: dict[str, Row] | None = None
+    #: the traversal is over: finish the action in flight, do not propagate
+    finishing: bool = False
+    #: another traversal's task has an action in flight on the row
+    blocked: bool = False
+
+    def own(self, conn: Any, now: Any) -> None:
+        """Take ownership of the row for this step's writes (CAS on its version)."""
+        if self.owned:
+            return
+        if not rdb.claim_resource(
+            conn,
+            self.row.id,
+            traversal_id=self.task.traversal_id,
+            epoch=self.task.lease_epoch,
+            expected_version=self.row.version,
+            now=now,
+        ):
+            raise ResourceBusy(self.row.id)
+        self.owned = True
+
+
+class _RowGone(Exception):
+    """The task's row was deleted (by an older traversal that finished deleting it)."""
+
+    def __init__(self, traversal: trdb.Traversal, stack: sdb.Stack) -> None:
+        super().__init__(traversal.id)
+        self.traversal = traversal
+        self.stack = stack
+
+
+class StepBase:
+    """Loading and helpers shared by every kind of step."""
+
+    def __init__(self, deps: EngineDeps) -> None:
+        self.deps = deps
+        self._templates: dict[str, tdb.RawTemplate] = {}
+        self._stacks: dict[str, sdb.Stack] = {}  # identity only: name, project, root
+        self._edges: dict[str, dict[str, list[str]]] = {}  # traversal -> node -> successors
+
+    def _run(self, task: NodeTask) -> list[str]:
+        """One step of ``task`` (the step runner implements it)."""
+        raise NotImplementedError
+
+    def _fault(self, point: str, task: NodeTask) -> None:
+        if self.deps.fault_point is not None:
+            self.deps.fault_point(point, task)
+
+    # -- loading ------------------------------------------------------------------------
+    def _raw_template(self, conn: Any, template_id: str) -> tdb.RawTemplate:
+        found = self._templates.get(template_id)
+        if found is None:
+            found = tdb.get_raw_template(conn, template_id)
+            self._templates[template_id] = found
+        return found
+
+    def compiled_for(self, conn: Any, stack: sdb.Stack, template_id: str) -> CompiledStack:
+        raw = self._raw_template(conn, template_id)
+        identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
+        return self.deps.compiled_cache().get(
+            template_id, raw.template, raw.environment, raw.files, identity
+        )
+
+    def _load(self, task: NodeTask) -> _Loaded | None:
+        """What the step needs; None when the traversal is over and the task had not started."""
+        with dbe.read(self.deps.db) as conn:
+            traversal = trdb.get_traversal(conn, task.traversal_id)
+            if traversal.cancel_requested or (traversal.state != "RUNNING" and task.phase is None):
+                return None
+            stack = self._stacks.get(task.stack_id)
+            if stack is None:
+                stack = self._stacks.setdefault(task.stack_id, sdb.get_stack(conn, task.stack_id))
+            assert task.resource_id is not None
+            row_id = task.result_resource_id or task.resource_id
+            row = rdb.get_resources(conn, [row_id]).get(row_id)
+            if row is None:
+                raise _RowGone(traversal, stack)
+            template_id = traversal.raw_template_id
+            if task.kind != CONVERGE:
+                template_id = row.raw_template_id
+            compiled = self.compiled_for(conn, stack, template_id)
+            loaded = _Loaded(
+                task, traversal, stack, compiled, row, finishing=traversal.state != "RUNNING"
+            )
+            owner = row.owner_traversal_id
+            if task.phase is None and owner is not None and owner != task.traversal_id:
+                loaded.blocked = resource_in_flight(conn, owner, row.id)
+            if task.kind == CONVERGE:
+                definition = compiled.definition.resources.get(task.resource_name)
+                if definition is not None and definition.requires:
+                    keys = [converge_key(n) for n in definition.requires]
+                    found = rdb.resources_of_tasks(conn, task.traversal_id, keys)
+                    loaded.preds = {key[2:]: r for key, r in found.items()}
+        return loaded
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _successors(self, conn: Any, ld: _Loaded) -> list[str]:
+        """The node's successors, from the traversal's edges read once per traversal.
+
+        Empty for a traversal that is over: its completions do not propagate.
+        """
+        if ld.finishing:
+            return []
+        tid = ld.task.traversal_id
+        edges = self._edges.get(tid)
+        if edges is None:
+            edges = {}
+            for before, after in trdb.list_edges(conn, tid):
+                edges.setdefault(before, []).append(after)
+            self._edges[tid] = edges
+            while len(self._edges) > 64:
+                self._edges.pop(next(iter(self._edges)))
+        return edges.get(ld.task.node_key, [])
+
+    def _predecessors(self, ld: _Loaded, requires: frozenset[str]) -> dict[str, Row]:
+        if not requires:
+            return {}
+        if ld.preds is None:
+            keys = [converge_key(n) for n in requires]
+            with dbe.read(self.deps.db) as conn:
+                found = rdb.resources_of_tasks(conn, ld.task.traversal_id, keys)
+            ld.preds = {key[2:]: row for key, row in found.items()}
+        return ld.preds
+
+    def _required_rows(self, ld: _Loaded, requires: frozenset[str]) -> list[str]:
+        return sorted(row.id for row in self._predecessors(ld, requires).values())
+
+    def _typed(self, plugin_cls: type[Resource], props: Mapping[str, Any]) -> dict[str, Any]:
+        if plugin_cls.accepts_any_properties:
+            return dict(props)
+        typed, errors = coerce_properties(plugin_cls.properties_schema, props, self.deps.custom)
+        if errors:
+            raise errors[0]
+        return {k: v for k, v in typed.items()}
+
+    def _attributes(self, ld: _Loaded, plugin: Resource, name: str) -> dict[str, Any]:
+        wanted = ld.compiled.wanted.get(name, set())
+        if ALL_ATTRIBUTES in wanted:
+            names = set(type(plugin).attributes_schema) | (wanted - {ALL_ATTRIBUTES})
+        else:
+            names = wanted
+        out = {}
+        for attr in sorted(names):
+            if attr == "show":
+                continue
+            try:
+                out[attr] = plugin.get_attribute(attr)
+            except Exception:
+                log.exception("attribute %s of %s failed", attr, name)
+                out[attr] = None
+        return out
+
+    def _context(
+        self,
+        ld: _Loaded,
+        row: Row,
+        plugin_cls: type[Resource],
+        action: str,
+        props: Mapping[str, Any],
+        metadata: Any,
+    ) -> EngineResourceContext:
+        db = self.deps.db
+
+        class _LazyData(dict[str, rdb.ResourceDatum]):
+            loaded = False
+
+            def _load(self) -> None:
+                if not self.loaded:
+                    with dbe.read(db) as conn:
+                        self.update(rdb.get_resource_data(conn, row.id))
+                    self.loaded = True
+
+            def get(self, key: str, default: Any = None) -> Any:
+                self._load()
+                return super().get(key, default)
+
+        return EngineResourceContext(
+            name=row.name,
+            type_name=row.type,
+            stack_name=ld.stack.name,
+            stack_id=ld.stack.id,
+            project_id=ld.stack.project_id,
+            action=action,
+            properties=props,
+            metadata=metadata,
+            resource_uuid=row.id,
+            clock=self.deps.clock,
+            stored_physical_id=row.physical_id,
+            stored_data=_LazyData(),
+            clients=self.deps.clients,
+            name_limit=plugin_cls.physical_name_limit,
+            rng=self.deps.rng,
+        )
+
+    def _write_context(
+        self, conn: Any, ld: _Loaded, ctx: EngineResourceContext, physical: bool = True
+    ) -> None:
+        row = ld.row
+        for key, pending in ctx.pending_data.items():
+            if pending is None:
+                rdb.delete_resource_data(conn, row.id, key)
+            else:
+                rdb.set_resource_data(conn, row.id, key, json.dumps(pending[0]), redact=pending[1])
+        ctx.pending_data.clear()
+        if physical and ctx.physical_id_changed:
+            rdb.write_owned_resource(
+                conn,
+                row.id,
+                ResourceChange(physical_id=ctx.physical_id),
+                traversal_id=ld.task.traversal_id,
+                epoch=ld.task.lease_epoch,
+                now=self.deps.clock.now(),
+            )
+
+    def _event(
+        self,
+        ld: _Loaded,
+        row: Row,
+        action: str,
+        status: str,
+        reason: str,
+        ctx: EngineResourceContext | None,
+    ) -> NewEvent:
+        physical = ctx.physical_id if ctx is not None else row.physical_id
+        return NewEvent(
+            uuid=self.deps.new_id(),
+            stack_id=ld.stack.id,
+            resource_name=row.name,
+            resource_type=row.type,
+            action=action,
+            status=status,
+            status_reason=reason,
+            physical_resource_id=physical,
+        )
+
+
+def _can_find_existing(plugin_cls: type[Resource]) -> bool:
+    return plugin_cls.find_existing is not Resource.find_existing
+
+
+def _overrides(plugin_cls: type[Resource], hook: str) -> bool:
+    """Whether the plugin implements ``hook`` (the base class's hooks do nothing)."""
+    return getattr(plugin_cls, hook) is not getattr(Resource, hook)
+
+
+def _intent(action: str, props: Mapping[str, Any], metadata: Any) -> dict[str, Any]:
+    """The cookie of an action about to start: what a resumed step goes on with."""
+    return {"action": action, "properties": dict(props), "metadata": metadata}
+
+
+def _reason(err: BaseException, name: str) -> str:
+    """Heat's form: ``<kind>: resources.<name>: <message>``."""
+    if isinstance(err, KilnError):
+        return f"{err.kind}: resources.{name}: {err.full_message}"
+    return f"{type(err).__name__}: resources.{name}: {err}"
+
+
+def _with_result(task: NodeTask, row_id: str) -> NodeTask:
+    from dataclasses import replace
+
+    return replace(task, result_resource_id=row_id)

@@ -1,0 +1,209 @@
+"""How a step ends: completion bookkeeping, failure, cancel, parking, abandoning."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kiln.db import engine as dbe
+from kiln.db import resources as rdb
+from kiln.db import stacks as sdb
+from kiln.db import traversals as trdb
+from kiln.db.completion import complete_task, fail_task
+from kiln.db.events import NewEvent, add_events
+from kiln.db.resources import NewResource, ResourceChange
+from kiln.db.resources import Resource as Row
+from kiln.db.stacks import StackStatus
+from kiln.db.tasks import (
+    NodeTask,
+    record_progress,
+    requeue_task,
+    set_result_resource,
+    wake_parked,
+)
+from kiln.engine.plan import CONVERGE
+from kiln.engine.resource_context import EngineResourceContext
+from kiln.engine.step_base import (  # noqa: F401
+    AFTER_OUTCOME,
+    BEFORE_OUTCOME,
+    REQUESTED,
+    StepBase,
+    _Loaded,
+    _reason,
+    _with_result,
+)
+
+log = logging.getLogger(__name__)
+
+
+class StepEndings(StepBase):
+    """The ways a step ends, shared by converge and cleanup steps."""
+
+    # -- endings ------------------------------------------------------------------------------
+    def _after_completion(self, conn: Any, ld: _Loaded, completed: bool) -> None:
+        if completed:
+            self._stack_completed(conn, ld.traversal, ld.stack)
+
+    def _stack_completed(self, conn: Any, traversal: trdb.Traversal, stack: sdb.Stack) -> None:
+        now = self.deps.clock.now()
+        action = traversal.action
+        if action == "DELETE":
+            sdb.soft_delete_stack(conn, stack.id, now=now)
+        add_events(
+            conn,
+            [
+                NewEvent(
+                    uuid=self.deps.new_id(),
+                    stack_id=stack.id,
+                    resource_name=stack.name,
+                    resource_type="OS::Heat::Stack",
+                    action=action,
+                    status="COMPLETE",
+                    status_reason=f"Stack {action} completed successfully",
+                    physical_resource_id=stack.id,
+                )
+            ],
+            now=now,
+        )
+
+    def _fail(
+        self,
+        ld: _Loaded,
+        row: Row,
+        action: str,
+        reason: str,
+        ctx: EngineResourceContext | None = None,
+    ) -> list[str]:
+        now = self.deps.clock.now()
+        resource_reason = reason
+        stack_reason = f"Resource {action} failed: {reason}"
+        change = ResourceChange(action=action, status="FAILED", status_reason=resource_reason)
+        events = [self._event(ld, row, action, "FAILED", resource_reason, ctx)]
+        stack_events = [
+            NewEvent(
+                uuid=self.deps.new_id(),
+                stack_id=ld.stack.id,
+                resource_name=ld.stack.name,
+                resource_type="OS::Heat::Stack",
+                action=ld.traversal.action,
+                status="FAILED",
+                status_reason=stack_reason,
+                physical_resource_id=ld.stack.id,
+            ),
+        ]
+        self._fault(BEFORE_OUTCOME, ld.task)
+        with dbe.write(self.deps.db) as conn:
+            ld.own(conn, now)
+            if ctx is not None:
+                self._write_context(conn, ld, ctx)
+            won = fail_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                reason=stack_reason,
+                resource_id=row.id,
+                resource_change=change,
+                events=events,
+                stack_outcome=StackStatus(ld.traversal.action, "FAILED", stack_reason),
+                winner_events=stack_events,
+            )
+            if ld.finishing:
+                wake_parked(conn, stack_id=ld.stack.id, resource_id=row.id, now=now)
+        if won:
+            self.deps.on_traversal_failed(ld.traversal.id)
+        return []
+
+    def _abandon(self, task: NodeTask) -> list[str]:
+        """A task of a traversal that is over, not started: finish it without propagating.
+
+        A cancelled traversal is still RUNNING: the first of its tasks to stop
+        ends it CANCELLED, and the stack FAILED (before the count-down, which
+        would otherwise end it COMPLETE, or never, with successors left BLOCKED).
+        """
+        now = self.deps.clock.now()
+        self._fault(BEFORE_OUTCOME, task)
+        with dbe.write(self.deps.db) as conn:
+            reason = "Stack cancelled"
+            if trdb.finish_traversal(
+                conn, task.traversal_id, state="CANCELLED", now=now, failure_reason=reason
+            ):
+                self._stack_cancelled(conn, trdb.get_traversal(conn, task.traversal_id), now)
+            complete_task(conn, task.lease, now=now, successors=())
+        return []
+
+    def _stack_cancelled(self, conn: Any, traversal: trdb.Traversal, now: Any) -> None:
+        action = traversal.action
+        reason = f"Stack {action} cancelled"
+        if not sdb.update_stack_status(
+            conn,
+            traversal.stack_id,
+            traversal_id=traversal.id,
+            outcome=StackStatus(action, "FAILED", reason),
+            now=now,
+        ):
+            return
+        stack = sdb.get_stack(conn, traversal.stack_id)
+        add_events(
+            conn,
+            [
+                NewEvent(
+                    uuid=self.deps.new_id(),
+                    stack_id=stack.id,
+                    resource_name=stack.name,
+                    resource_type="OS::Heat::Stack",
+                    action=action,
+                    status="FAILED",
+                    status_reason=reason,
+                    physical_resource_id=stack.id,
+                )
+            ],
+            now=now,
+        )
+
+    def _park(self, ld: _Loaded) -> list[str]:
+        """Wait for another traversal's task to finish its action on the row.
+
+        That task wakes this one when it lets go of the row; if it died, its
+        lease runs out, the sweeper frees it and it finishes; so one lease is
+        the longest wait before looking again.
+        """
+        now = self.deps.clock.now()
+        self._fault(BEFORE_OUTCOME, ld.task)
+        with dbe.write(self.deps.db) as conn:
+            requeue_task(conn, ld.task.lease, now=now, not_before=now + self.deps.lease)
+        return []
+
+    def _row_gone(self, task: NodeTask, traversal: trdb.Traversal, stack: sdb.Stack) -> list[str]:
+        """The row was deleted by an older traversal's delete, finished while we waited."""
+        if traversal.state != "RUNNING":
+            return self._abandon(task)
+        now = self.deps.clock.now()
+        if task.kind == CONVERGE:
+            # The resource is wanted: converge a new row (a create).
+            with dbe.read(self.deps.db) as conn:
+                compiled = self.compiled_for(conn, stack, traversal.raw_template_id)
+            new = NewResource(
+                id=self.deps.new_id(),
+                stack_id=stack.id,
+                root_stack_id=stack.root_id,
+                name=task.resource_name,
+                type=compiled.definition.resources[task.resource_name].type,
+                raw_template_id=traversal.raw_template_id,
+            )
+            with dbe.write(self.deps.db) as conn:
+                rdb.create_resource(conn, new, now=now)
+                set_result_resource(conn, task.lease, resource_id=new.id, now=now)
+            return self._run(_with_result(task, new.id))
+        self._fault(BEFORE_OUTCOME, task)
+        with dbe.write(self.deps.db) as conn:
+            done = complete_task(conn, task.lease, now=now)
+            if done.traversal_completed:
+                self._stack_completed(conn, traversal, stack)
+        return list(done.ready)
+
+    def _record_intent(self, ld: _Loaded, cookie: dict[str, Any]) -> None:
+        """Own the row and record phase REQUESTED before an action reaches the cloud."""
+        now = self.deps.clock.now()
+        with dbe.write(self.deps.db) as conn:
+            ld.own(conn, now)
+            record_progress(conn, ld.task.lease, now=now, phase=REQUESTED, cookie=cookie)

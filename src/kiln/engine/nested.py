@@ -146,7 +146,10 @@ class ProviderSpec:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def identity(self) -> str:
-        text = json.dumps([self.template, self.environment], sort_keys=True, default=str)
+        # Files count too: a template deeper in the tree may have changed.
+        text = json.dumps(
+            [self.template, self.environment, self.files], sort_keys=True, default=str
+        )
         return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -35,13 +35,17 @@ from kiln.db.tasks import (
     resource_in_flight,
 )
 from kiln.engine.compiled import ALL_ATTRIBUTES, CompiledCache, CompiledStack
+from kiln.engine.nested import TEMPLATE_KEY, EngineNestedStacks, ProviderSpec, TemplateResource
 from kiln.engine.plan import CONVERGE, converge_key
 from kiln.engine.resource_context import EngineResourceContext
+from kiln.plugin.names import short_id
 from kiln.plugin.registry import PluginRegistry
 from kiln.plugin.resource import Resource
 from kiln.schema.custom import CustomConstraints
 from kiln.schema.properties import coerce_properties
+from kiln.template.provider import ProviderResource, nested_parameters
 from kiln.template.stack import StackIdentity
+from kiln.template.stack_resources import BuiltinResource
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +78,8 @@ class EngineDeps:
     cache: CompiledCache | None = None
     #: test hook called at each named step boundary (FAULT_POINTS); None in production
     fault_point: Callable[[str, NodeTask], None] | None = None
+    #: wakes idle workers when a step starts new work (a child stack); set by the runtime
+    wake: Callable[[], None] = field(default=lambda: None)
 
     def compiled_cache(self) -> CompiledCache:
         if self.cache is None:
@@ -137,6 +143,7 @@ class StepBase:
         self._templates: dict[str, tdb.RawTemplate] = {}
         self._stacks: dict[str, sdb.Stack] = {}  # identity only: name, project, root
         self._edges: dict[str, dict[str, list[str]]] = {}  # traversal -> node -> successors
+        self._stack_service: Any = None
 
     def _run(self, task: NodeTask) -> list[str]:
         """One step of ``task`` (the step runner implements it)."""
@@ -250,6 +257,43 @@ class StepBase:
                 out[attr] = None
         return out
 
+    def _plugin_for(
+        self, compiled: CompiledStack, name: str, type_name: str
+    ) -> type[Resource] | None:
+        """The implementation of a resource: its registry target, or a provider template."""
+        typed = compiled.definition.typed.get(name)
+        if isinstance(typed, ProviderResource):
+            return TemplateResource
+        if isinstance(typed, BuiltinResource):
+            return self.deps.registry.plugin(typed.type.name)
+        return self.deps.registry.plugin(type_name)
+
+    def _service(self) -> Any:
+        """A StackService over the same dependencies (for child stacks)."""
+        if self._stack_service is None:
+            from kiln.engine.service import StackService
+
+            self._stack_service = StackService(self.deps, wake=self.deps.wake)
+        return self._stack_service
+
+    def provider_spec(self, ld: _Loaded, name: str, props: Mapping[str, Any]) -> ProviderSpec:
+        """The nested stack a template resource makes of its provider template."""
+        definition = ld.compiled.definition
+        provider = definition.typed[name]
+        assert isinstance(provider, ProviderResource) and provider.template is not None
+        given = {k: v for k, v in props.items() if k != TEMPLATE_KEY and v is not None}
+        environment = definition.environment.child(
+            name, nested_parameters(given), exclude_type=definition.resources[name].type
+        )
+        child = f"{ld.stack.name}-{name}-{short_id(ld.row.id)}"
+        return ProviderSpec(
+            template=provider.template.data,
+            environment=environment.to_dict(),
+            files=dict(definition.files),
+            location=provider.location,
+            arn_prefix=f"arn:openstack:heat::{ld.stack.project_id}:stacks/{child}",
+        )
+
     def _context(
         self,
         ld: _Loaded,
@@ -260,6 +304,10 @@ class StepBase:
         metadata: Any,
     ) -> EngineResourceContext:
         db = self.deps.db
+        clients = dict(self.deps.clients)
+        clients["stacks"] = EngineNestedStacks(self._service(), ld.stack, row.name, row.id)
+        if plugin_cls is TemplateResource and row.name in ld.compiled.definition.typed:
+            clients["provider"] = self.provider_spec(ld, row.name, props)
 
         class _LazyData(dict[str, rdb.ResourceDatum]):
             loaded = False
@@ -287,7 +335,7 @@ class StepBase:
             clock=self.deps.clock,
             stored_physical_id=row.physical_id,
             stored_data=_LazyData(),
-            clients=self.deps.clients,
+            clients=clients,
             name_limit=plugin_cls.physical_name_limit,
             rng=self.deps.rng,
         )

@@ -53,6 +53,7 @@ from kiln.db.tasks import (
     wake_parked,
 )
 from kiln.engine.compiled import RowState
+from kiln.engine.nested import TEMPLATE_KEY, TemplateResource
 from kiln.engine.plan import CONVERGE, converge_key
 from kiln.engine.resource_context import EngineResourceContext
 from kiln.engine.step_base import (
@@ -130,7 +131,7 @@ class StepRunner(StepEndings):
     def _converge(self, ld: _Loaded) -> list[str]:
         name = ld.task.resource_name
         definition = ld.compiled.definition.resources[name]
-        plugin_cls = self.deps.registry.plugin(definition.type)
+        plugin_cls = self._plugin_for(ld.compiled, name, definition.type)
         if plugin_cls is None:
             return self._fail(
                 ld, ld.row, "CREATE", f"The Resource Type ({definition.type}) could not be found."
@@ -147,6 +148,9 @@ class StepRunner(StepEndings):
                 props_raw = resolve_top(definition.properties, state) or {}
                 metadata = resolve_top(definition.metadata, state)
                 props = self._typed(plugin_cls, props_raw)
+                if plugin_cls is TemplateResource:
+                    # A changed provider template must update the nested stack too.
+                    props[TEMPLATE_KEY] = self.provider_spec(ld, name, props).identity()
             except KilnError as err:
                 action = "CREATE" if ld.row.action == "INIT" else "UPDATE"
                 return self._fail(ld, ld.row, action, err.full_message)
@@ -380,7 +384,7 @@ class StepRunner(StepEndings):
         policy = definition.deletion_policy if definition is not None else "Delete"
         if policy == "Retain" and ld.traversal.action in ("DELETE", "UPDATE", "ROLLBACK"):
             return self._finish_cleanup(ld, row, delete_row=True, event=True)
-        plugin_cls = self.deps.registry.plugin(row.type)
+        plugin_cls = self._plugin_for(ld.compiled, row.name, row.type)
         if plugin_cls is None:
             return self._fail(
                 ld, row, "DELETE", f"The Resource Type ({row.type}) could not be found."

@@ -148,6 +148,7 @@ class EngineRuntime:
     ) -> None:
         self.deps = deps
         self.notifier = notifier or Notifier()
+        deps.wake = self.notifier.notify
         self.workers = [Worker(deps, notifier=self.notifier) for _ in range(threads)]
         self.heartbeat_interval = heartbeat_interval
         self.idle_poll = idle_poll

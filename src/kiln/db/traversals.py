@@ -263,3 +263,8 @@ def predecessors(conn: Connection, traversal_id: str, node_key: str) -> list[str
         ED.c.traversal_id == traversal_id, ED.c.to_node == node_key
     )
     return sorted(conn.execute(query).scalars())
+
+
+def set_rollback_on_failure(conn: Connection, traversal_id: str, value: bool) -> None:
+    """Whether the traversal rolls back when it fails or is cancelled. Writes."""
+    conn.execute(sa.update(TR).where(TR.c.id == traversal_id).values(rollback_on_failure=value))

@@ -60,6 +60,7 @@ class StackService:
         self.deps = deps
         self.wake = wake
         self.runner = StepRunner(deps)
+        deps.on_traversal_failed = self.roll_back
 
     # -- validation -------------------------------------------------------------------------
     def _definition(self, request: StackRequest, identity: StackIdentity) -> StackDefinition:
@@ -204,6 +205,19 @@ class StackService:
                 False,
             )
         self.wake()
+
+    # -- rollback and cancel ------------------------------------------------------------------
+    def roll_back(self, traversal_id: str) -> bool:
+        """Start the rollback of a failed or cancelled traversal if it asked for one."""
+        from kiln.engine.rollback import roll_back
+
+        return roll_back(self, traversal_id)
+
+    def cancel_update(self, caller: Caller, stack_id: str, *, rollback: bool = True) -> bool:
+        """Stop the running update; roll back unless ``rollback`` is false."""
+        from kiln.engine.rollback import cancel
+
+        return cancel(self, stack_id, rollback=rollback)
 
     # -- shared --------------------------------------------------------------------------------
     def _plan_input(

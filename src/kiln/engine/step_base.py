@@ -74,7 +74,7 @@ class EngineDeps:
     rng: random.Random = field(default_factory=random.SystemRandom)
     new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
     #: called after a traversal failed (the service starts a rollback if asked to)
-    on_traversal_failed: Callable[[str], None] = field(default=lambda _tid: None)
+    on_traversal_failed: Callable[[str], object] = field(default=lambda _tid: None)
     cache: CompiledCache | None = None
     #: test hook called at each named step boundary (FAULT_POINTS); None in production
     fault_point: Callable[[str, NodeTask], None] | None = None
@@ -238,6 +238,13 @@ class StepBase:
         typed, errors = coerce_properties(plugin_cls.properties_schema, props, self.deps.custom)
         if errors:
             raise errors[0]
+        return {k: v for k, v in typed.items()}
+
+    def _stored_properties(self, plugin_cls: type[Resource], row: Row) -> dict[str, Any]:
+        """A row's last properties with the schema's defaults (a failed create stored none)."""
+        if plugin_cls.accepts_any_properties:
+            return dict(row.properties)
+        typed, _ = coerce_properties(plugin_cls.properties_schema, row.properties, self.deps.custom)
         return {k: v for k, v in typed.items()}
 
     def _attributes(self, ld: _Loaded, plugin: Resource, name: str) -> dict[str, Any]:

@@ -124,11 +124,14 @@ class StepEndings(StepBase):
         self._fault(BEFORE_OUTCOME, task)
         with dbe.write(self.deps.db) as conn:
             reason = "Stack cancelled"
-            if trdb.finish_traversal(
+            cancelled = trdb.finish_traversal(
                 conn, task.traversal_id, state="CANCELLED", now=now, failure_reason=reason
-            ):
+            )
+            if cancelled:
                 self._stack_cancelled(conn, trdb.get_traversal(conn, task.traversal_id), now)
             complete_task(conn, task.lease, now=now, successors=())
+        if cancelled:
+            self.deps.on_traversal_failed(task.traversal_id)  # rolls back if asked to
         return []
 
     def _stack_cancelled(self, conn: Any, traversal: trdb.Traversal, now: Any) -> None:

@@ -389,7 +389,9 @@ class StepRunner(StepEndings):
             return self._fail(
                 ld, row, "DELETE", f"The Resource Type ({row.type}) could not be found."
             )
-        ctx = self._context(ld, row, plugin_cls, "DELETE", row.properties, row.metadata)
+        ctx = self._context(
+            ld, row, plugin_cls, "DELETE", self._stored_properties(plugin_cls, row), row.metadata
+        )
         plugin = plugin_cls(ctx)
         cookie = ld.task.cookie or {}
         try:

@@ -28,6 +28,7 @@ return Heat's error body unchanged.
     │   ├── InvalidMergeStrategyForParam
     │   ├── NotSupported
     │   └── ValidationFailed               several independent errors found in one pass
+    ├── ActionInProgress                   another action runs on the stack; http_status 409
     └── InternalError                      a bug; http_status 500
 
 Imports: stdlib only.
@@ -186,6 +187,12 @@ class InvalidMergeStrategyForParam(UserError):
 
 class NotSupported(UserError):
     """The request is understood but not supported."""
+
+
+class ActionInProgress(KilnError):
+    """Another action is running on the stack."""
+
+    http_status = 409
 
 
 class InternalError(KilnError):

@@ -24,6 +24,7 @@ from kiln.db.traversals import NodeSpec
 
 CONVERGE = "CONVERGE"
 CLEANUP = "CLEANUP"
+ACTION = "ACTION"  # SUSPEND, RESUME or CHECK of one resource (the traversal's action)
 
 
 def converge_key(name: str) -> str:
@@ -32,6 +33,10 @@ def converge_key(name: str) -> str:
 
 def cleanup_key(resource_id: str) -> str:
     return f"d:{resource_id}"
+
+
+def action_key(name: str) -> str:
+    return f"a:{name}"
 
 
 @dataclass
@@ -148,3 +153,32 @@ def build_plan(given: PlanInput, steps: Iterable[Callable[[Plan, PlanInput], Non
     for step in steps:
         step(plan, given)
     return plan
+
+
+def add_action_nodes(plan: Plan, given: PlanInput) -> None:
+    current = current_rows(given.stored)
+    for name in given.requires:
+        row = current.get(name)
+        if row is not None:
+            plan.add_node(NodeSpec(action_key(name), name, ACTION, row.id))
+
+
+def add_action_edges(plan: Plan, given: PlanInput) -> None:
+    """Dependencies first (resume, check)."""
+    for name, requires in given.requires.items():
+        for dep in sorted(requires):
+            plan.add_edge(action_key(dep), action_key(name))
+
+
+def add_reverse_action_edges(plan: Plan, given: PlanInput) -> None:
+    """Dependents first (suspend)."""
+    for name, requires in given.requires.items():
+        for dep in sorted(requires):
+            plan.add_edge(action_key(name), action_key(dep))
+
+
+ACTION_STEPS = {
+    "SUSPEND": (add_action_nodes, add_reverse_action_edges),
+    "RESUME": (add_action_nodes, add_action_edges),
+    "CHECK": (add_action_nodes, add_action_edges),
+}

@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from kiln.core.errors import KilnError, ValidationFailed, raise_all
+from kiln.core.errors import (
+    ActionInProgress,
+    KilnError,
+    NotSupported,
+    ValidationFailed,
+    raise_all,
+)
 from kiln.db import engine as dbe
 from kiln.db import events as evdb
 from kiln.db import resources as rdb
@@ -23,7 +29,14 @@ from kiln.db import traversals as trdb
 from kiln.db.stacks import StackStatus
 from kiln.engine.compiled import RowState
 from kiln.engine.nested import ParentLink
-from kiln.engine.plan import CONVERGE_STEPS, DELETE_STEPS, PlanInput, build_plan, current_rows
+from kiln.engine.plan import (
+    ACTION_STEPS,
+    CONVERGE_STEPS,
+    DELETE_STEPS,
+    PlanInput,
+    build_plan,
+    current_rows,
+)
 from kiln.engine.steps import EngineDeps, StepRunner
 from kiln.template.inputs import build_stack
 from kiln.template.outputs import OutputValue, resolve_output
@@ -198,6 +211,38 @@ class StackService:
                 stack.id,
                 stack.current_traversal_id,
                 "DELETE",
+                stack.raw_template_id,
+                plan,
+                now,
+                None,
+                False,
+            )
+        self.wake()
+
+    # -- suspend, resume, check -------------------------------------------------------------------
+    def stack_action(self, caller: Caller, stack_id: str, action: str) -> None:
+        """Start SUSPEND (dependents first), RESUME or CHECK (dependencies first)."""
+        if action not in ACTION_STEPS:
+            raise NotSupported(f"Stack action {action} is not supported")
+        with dbe.read(self.deps.db) as conn:
+            stack = sdb.get_stack(conn, stack_id, show_deleted=False)
+        if stack.status == "IN_PROGRESS":
+            raise ActionInProgress(
+                f"Stack {stack.name} already has an action ({stack.action}) in progress."
+            )
+        now = self.deps.clock.now()
+        with dbe.write(self.deps.db) as conn:
+            compiled = self.runner.compiled_for(conn, stack, stack.raw_template_id)
+            stored = rdb.list_resources(conn, stack.id)
+            given = self._plan_input(
+                stack.id, stack.root_id, compiled.definition, stack.raw_template_id, stored
+            )
+            plan = build_plan(given, ACTION_STEPS[action])
+            self._start(
+                conn,
+                stack.id,
+                stack.current_traversal_id,
+                action,
                 stack.raw_template_id,
                 plan,
                 now,

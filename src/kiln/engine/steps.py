@@ -54,7 +54,7 @@ from kiln.db.tasks import (
 )
 from kiln.engine.compiled import RowState
 from kiln.engine.nested import TEMPLATE_KEY, TemplateResource
-from kiln.engine.plan import CONVERGE, converge_key
+from kiln.engine.plan import ACTION, CONVERGE, converge_key
 from kiln.engine.resource_context import EngineResourceContext
 from kiln.engine.step_base import (
     AFTER_HANDLE,
@@ -125,7 +125,30 @@ class StepRunner(StepEndings):
             return self._park(loaded)
         if task.kind == CONVERGE:
             return self._converge(loaded)
+        if task.kind == ACTION:
+            return self._act(loaded)
         return self._cleanup(loaded)
+
+    # -- suspend, resume, check ----------------------------------------------------------------
+    def _act(self, ld: _Loaded) -> list[str]:
+        """Run the traversal's action (SUSPEND, RESUME, CHECK) on one resource."""
+        row, action = ld.row, ld.traversal.action
+        if row.action == "INIT":  # never created: nothing to act on
+            return self._complete(ld, row, None, None, requires_only=True)
+        plugin_cls = self._plugin_for(ld.compiled, row.name, row.type)
+        if plugin_cls is None:
+            return self._fail(
+                ld, row, action, f"The Resource Type ({row.type}) could not be found."
+            )
+        props = self._stored_properties(plugin_cls, row)
+        ctx = self._context(ld, row, plugin_cls, action, props, row.metadata)
+        plugin = plugin_cls(ctx)
+        try:
+            if ld.task.phase is None:
+                return self._begin(ld, plugin, ctx, action, props, {"action": action})
+            return self._poll(ld, plugin, ctx, action, ld.task.cookie or {}, first=False)
+        except Exception as err:
+            return self._fail(ld, row, action, _reason(err, row.name), ctx)
 
     # -- converge ---------------------------------------------------------------------------
     def _converge(self, ld: _Loaded) -> list[str]:

@@ -219,6 +219,17 @@ class StackService:
             )
         self.wake()
 
+    # -- previews (no side effects) ----------------------------------------------------------------
+    def preview_create(self, caller: Caller, request: StackRequest) -> list[dict[str, Any]]:
+        from kiln.engine.preview import preview_create
+
+        return preview_create(self, caller, request)
+
+    def preview_update(self, caller: Caller, stack_id: str, request: StackRequest) -> Any:
+        from kiln.engine.preview import preview_update
+
+        return preview_update(self, caller, stack_id, request)
+
     # -- suspend, resume, check -------------------------------------------------------------------
     def stack_action(self, caller: Caller, stack_id: str, action: str) -> None:
         """Start SUSPEND (dependents first), RESUME or CHECK (dependencies first)."""

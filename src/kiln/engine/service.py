@@ -17,6 +17,7 @@ from kiln.core.errors import (
     ActionInProgress,
     KilnError,
     NotSupported,
+    StackValidationFailed,
     ValidationFailed,
     raise_all,
 )
@@ -40,6 +41,7 @@ from kiln.engine.plan import (
 from kiln.engine.steps import EngineDeps, StepRunner
 from kiln.template.inputs import build_stack
 from kiln.template.outputs import OutputValue, resolve_output
+from kiln.template.parameters import check_immutable
 from kiln.template.stack import StackDefinition, StackIdentity
 
 
@@ -48,7 +50,7 @@ class StackRequest:
     """A create or update request, as the API hands it over."""
 
     name: str
-    template: Mapping[str, Any]
+    template: Mapping[str, Any] | None
     environment: Mapping[str, Any] | None = None
     environment_files: Sequence[tuple[str, Any]] = ()
     files: Mapping[str, Any] = field(default_factory=dict)
@@ -56,6 +58,10 @@ class StackRequest:
     timeout_mins: int | None = None
     disable_rollback: bool = True
     tags: Sequence[str] = ()
+    #: PATCH update: keep the stored template, environment and files unless given
+    existing: bool = False
+    #: PATCH update: stored parameter values to drop
+    clear_parameters: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,8 @@ class StackService:
 
     # -- validation -------------------------------------------------------------------------
     def _definition(self, request: StackRequest, identity: StackIdentity) -> StackDefinition:
+        if request.template is None:
+            raise StackValidationFailed("No template specified")
         definition = build_stack(
             dict(request.template),
             environment=request.environment,
@@ -150,11 +158,30 @@ class StackService:
 
     # -- update -------------------------------------------------------------------------------
     def update_stack(self, caller: Caller, stack_id: str, request: StackRequest) -> None:
-        """Validate and start converging an existing stack to a new template."""
+        """Validate and start converging an existing stack to a new template.
+
+        A PATCH (``existing``) starts from the stored template, environment and
+        files, loads what the request gives on top, and drops
+        ``clear_parameters`` (reference 6.4). Immutable parameters may not change.
+        """
         with dbe.read(self.deps.db) as conn:
             stack = sdb.get_stack(conn, stack_id, show_deleted=False)
+            old = self.runner.compiled_for(conn, stack, stack.raw_template_id).definition
+            stored_raw = tdb.get_raw_template(conn, stack.raw_template_id)
+        if request.existing:
+            request = _patched(request, stored_raw)
+        elif request.template is None:
+            raise StackValidationFailed("No template specified")
         identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
         definition = self._definition(request, identity)
+        raise_all(
+            check_immutable(
+                old.parameter_schemas,
+                old.parameter_values,
+                definition.parameter_schemas,
+                definition.parameter_values,
+            )
+        )
         now = self.deps.clock.now()
         with dbe.write(self.deps.db) as conn:
             # The rows as they are now, not before validation: engines may have
@@ -374,6 +401,36 @@ class StackService:
     def events(self, stack_id: str) -> list[evdb.Event]:
         with dbe.read(self.deps.db) as conn:
             return evdb.list_events(conn, [stack_id])
+
+
+def _patched(request: StackRequest, stored: tdb.RawTemplate) -> StackRequest:
+    """A PATCH request made whole from what the stack has stored."""
+    from dataclasses import replace
+
+    environment = dict(stored.environment)
+    parameters = {
+        k: v
+        for k, v in dict(environment.get("parameters") or {}).items()
+        if k not in request.clear_parameters
+    }
+    defaults = dict(environment.get("parameter_defaults") or {})
+    for key in request.clear_parameters:
+        defaults.pop(key, None)
+    given = dict(request.environment or {})
+    parameters.update(given.pop("parameters", None) or {})
+    defaults.update(given.pop("parameter_defaults", None) or {})
+    registry = dict(environment.get("resource_registry") or {})
+    registry.update(given.pop("resource_registry", None) or {})
+    environment.update(given)
+    environment.update(
+        parameters=parameters, parameter_defaults=defaults, resource_registry=registry
+    )
+    return replace(
+        request,
+        template=request.template if request.template is not None else stored.template,
+        environment=environment,
+        files={**stored.files, **request.files},
+    )
 
 
 def _with_template(row: rdb.NewResource, template_id: str) -> rdb.NewResource:

@@ -18,7 +18,9 @@ parameters:
   b: {type: string, default: b0}
   zone: {type: string, default: z1, immutable: true}
 resources:
-  v: {type: OS::Heat::Value, properties: {value: {list_join: ["-", [{get_param: a}, {get_param: b}]]}}}
+  v:
+    type: OS::Heat::Value
+    properties: {value: {list_join: ["-", [{get_param: a}, {get_param: b}]]}}
 outputs:
   v: {value: {get_attr: [v, value]}}
 """

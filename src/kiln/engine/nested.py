@@ -19,7 +19,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kiln.db import engine as dbe
+from kiln.db import resources as rdb
+from kiln.db import stacks as sdb
 from kiln.db.errors import NotFound
+from kiln.engine.plan import current_rows
+from kiln.engine.resource_context import EngineResourceContext
 from kiln.plugin.names import short_id
 from kiln.plugin.nested import ChildState, NestedStacks
 from kiln.plugin.resource import Cookie, Resource, ResourceFailure
@@ -27,6 +32,7 @@ from kiln.plugin.resource import Cookie, Resource, ResourceFailure
 if TYPE_CHECKING:
     from kiln.db.stacks import Stack
     from kiln.engine.service import StackService
+    from kiln.template.stack import StackDefinition
 
 #: property key carrying the provider template's identity, so that a changed
 #: provider template updates the nested stack even when properties are equal
@@ -132,6 +138,57 @@ class EngineNestedStacks:
             if row.name == name:
                 return row.reference_id, dict(row.attributes)
         return None
+
+    def resource_attribute(self, stack_id: str, name: str, attribute: str) -> Any:
+        # The child row's plugin, on a read-only context: what it would store now.
+        deps = self.service.deps
+        runner = self.service.runner
+        with dbe.read(deps.db) as conn:
+            try:
+                stack = sdb.get_stack(conn, stack_id)
+            except NotFound:
+                return None
+            row = current_rows(rdb.list_resources(conn, stack_id)).get(name)
+            if row is None:
+                return None
+            compiled = runner.compiled_for(conn, stack, row.raw_template_id)
+            data = rdb.get_resource_data(conn, row.id)
+        plugin_cls = runner._plugin_for(compiled, name, row.type)
+        if plugin_cls is None:
+            return None
+        clients = {**deps.clients, "stacks": EngineNestedStacks(self.service, stack, name, row.id)}
+        ctx = EngineResourceContext(
+            name=name,
+            type_name=row.type,
+            stack_name=stack.name,
+            stack_id=stack.id,
+            project_id=stack.project_id,
+            action=row.action,
+            properties=row.properties,
+            metadata=row.metadata,
+            resource_uuid=row.id,
+            clock=deps.clock,
+            stored_physical_id=row.physical_id,
+            stored_data=data,
+            clients=clients,
+            name_limit=plugin_cls.physical_name_limit,
+            rng=deps.rng,
+        )
+        return plugin_cls(ctx).get_attribute(attribute)
+
+    def _parent_definition(self) -> StackDefinition:
+        # Read afresh: ``self.parent`` may be a cached row from an older template.
+        with dbe.read(self.service.deps.db) as conn:
+            stack = sdb.get_stack(conn, self.parent.id)
+            compiled = self.service.runner.compiled_for(conn, stack, stack.raw_template_id)
+        return compiled.definition
+
+    def parent_environment(self) -> dict[str, Any]:
+        environment = self._parent_definition().environment
+        return environment.child(self.resource_name, {}, exclude_type=None).to_dict()
+
+    def parent_files(self) -> dict[str, Any]:
+        return dict(self._parent_definition().files)
 
 
 @dataclass(frozen=True)

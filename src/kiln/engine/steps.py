@@ -213,16 +213,24 @@ class StepRunner(StepEndings):
             # A create another traversal started and never finished (cancelled):
             # what it made is unknown, so start afresh; the row's cleanup removes it.
             return self._start_replacement(ld, plugin_cls, props, metadata)
+        definition = ld.compiled.definition.resources[row.name]
         if row.action == "INIT" or (row.action == "DELETE" and row.status == "COMPLETE"):
             action = "CREATE"
+            if definition.external_id is not None:
+                return self._adopt_external(ld, plugin_cls, props, metadata, definition.external_id)
         else:
             ctx = self._context(ld, row, plugin_cls, "UPDATE", row.properties, row.metadata)
-            decision = decide_resource_update(
-                plugin_cls(ctx),
-                StoredResource(row.action, row.status, row.properties, row.metadata or None),
-                props,
-                metadata,
-            )
+            registry = ld.compiled.definition.environment.registry
+            try:
+                decision = decide_resource_update(
+                    plugin_cls(ctx),
+                    StoredResource(row.action, row.status, row.properties, row.metadata or None),
+                    props,
+                    metadata,
+                    restricted=registry.restricted_actions_for(row.name),
+                )
+            except KilnError as err:  # restricted_actions forbids what the update needs
+                return self._fail(ld, row, "UPDATE", _reason(err, row.name))
             if decision.kind == "unchanged":
                 return self._complete(ld, row, None, None, requires_only=True)
             if decision.kind == "replace":
@@ -241,6 +249,34 @@ class StepRunner(StepEndings):
             return self._start_replacement(ld, plugin_cls, props, metadata)
         except Exception as err:
             return self._fail(ld, row, action, _reason(err, row.name), ctx)
+
+    def _adopt_external(
+        self,
+        ld: _Loaded,
+        plugin_cls: type[Resource],
+        props: dict[str, Any],
+        metadata: Any,
+        external_id: str,
+    ) -> list[str]:
+        """``external_id``: take the existing physical resource over and check it exists."""
+        row = ld.row
+        ctx = self._context(ld, row, plugin_cls, "CREATE", props, metadata)
+        ctx.set_physical_id(external_id)
+        plugin = plugin_cls(ctx)
+        try:
+            plugin.check_check_complete(plugin.handle_check())
+        except Exception:
+            return self._fail(
+                ld,
+                row,
+                "CREATE",
+                f"Invalid external resource: Resource {external_id} ({row.type}) can not be found.",
+            )
+        with dbe.write(self.deps.db) as conn:
+            ld.own(conn, self.deps.clock.now())
+            self._write_context(conn, ld, ctx)
+        ld.owned = True
+        return self._complete(ld, row, plugin, ctx, action="CREATE", started=True)
 
     def _start_replacement(
         self, ld: _Loaded, plugin_cls: type[Resource], props: dict[str, Any], metadata: Any
@@ -405,6 +441,8 @@ class StepRunner(StepEndings):
             return self._finish_cleanup(ld, row, delete_row=not current, event=False)
         definition = ld.compiled.definition.resources.get(row.name)
         policy = definition.deletion_policy if definition is not None else "Delete"
+        if definition is not None and definition.external_id is not None:
+            policy = "Retain"  # an adopted external resource is never deleted by the stack
         if policy == "Retain" and ld.traversal.action in ("DELETE", "UPDATE", "ROLLBACK"):
             return self._finish_cleanup(ld, row, delete_row=True, event=True)
         plugin_cls = self._plugin_for(ld.compiled, row.name, row.type)

@@ -65,3 +65,35 @@ def test_stack_timeout_fails_the_traversal(h: Harness) -> None:
     assert stack.status_reason == "Timed out"
     h.run()  # the waiting task ends without changing the outcome
     assert h.service.get_stack(sid).status == "FAILED"
+
+
+def test_mark_unhealthy_makes_the_next_update_replace(h: Harness) -> None:
+    template = (
+        "heat_template_version: 2021-04-16\nresources:\n  r: {type: OS::Heat::RandomString}\n"
+    )
+    sid = h.create(template)
+    h.run()
+    (before,) = h.service.resources(sid)
+    h.service.mark_unhealthy(CALLER, sid, "r", True, "broken disk")
+    (marked,) = h.service.resources(sid)
+    assert (marked.action, marked.status, marked.status_reason) == (
+        "CHECK",
+        "FAILED",
+        "broken disk",
+    )
+    h.update(sid, template)
+    h.run()
+    (after,) = h.service.resources(sid)
+    assert after.id != before.id and after.replaces == before.id
+
+
+def test_clearing_the_mark(h: Harness) -> None:
+    template = (
+        "heat_template_version: 2021-04-16\nresources:\n  r: {type: OS::Heat::RandomString}\n"
+    )
+    sid = h.create(template)
+    h.run()
+    h.service.mark_unhealthy(CALLER, sid, "r", True)
+    h.service.mark_unhealthy(CALLER, sid, "r", False)
+    (row,) = h.service.resources(sid)
+    assert (row.action, row.status) == ("CHECK", "COMPLETE")

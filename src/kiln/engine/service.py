@@ -27,6 +27,7 @@ from kiln.db import resources as rdb
 from kiln.db import stacks as sdb
 from kiln.db import templates as tdb
 from kiln.db import traversals as trdb
+from kiln.db.errors import NotFound
 from kiln.db.stacks import StackStatus
 from kiln.engine.compiled import RowState
 from kiln.engine.nested import ParentLink
@@ -288,6 +289,41 @@ class StackService:
                 False,
             )
         self.wake()
+
+    # -- mark unhealthy --------------------------------------------------------------------------
+    def mark_unhealthy(
+        self, caller: Caller, stack_id: str, resource_name: str, mark: bool, reason: str = ""
+    ) -> None:
+        """Mark a resource CHECK_FAILED (the next update replaces it), or clear that mark."""
+        now = self.deps.clock.now()
+        with dbe.write(self.deps.db) as conn:
+            rows = current_rows(rdb.list_resources(conn, stack_id))
+            row = rows.get(resource_name)
+            if row is None:
+                raise NotFound("Resource", resource_name)
+            if mark:
+                change = rdb.ResourceChange(
+                    action="CHECK", status="FAILED", status_reason=reason or "marked unhealthy"
+                )
+            elif (row.action, row.status) == ("CHECK", "FAILED"):
+                change = rdb.ResourceChange(action="CHECK", status="COMPLETE", status_reason="")
+            else:
+                return
+            rdb.update_resource(conn, row.id, change, now=now, expected_version=row.version)
+            evdb.add_event(
+                conn,
+                evdb.NewEvent(
+                    uuid=self.deps.new_id(),
+                    stack_id=stack_id,
+                    resource_name=row.name,
+                    resource_type=row.type,
+                    action="CHECK",
+                    status="FAILED" if mark else "COMPLETE",
+                    status_reason=reason or ("marked unhealthy" if mark else ""),
+                    physical_resource_id=row.physical_id,
+                ),
+                now=now,
+            )
 
     # -- rollback and cancel ------------------------------------------------------------------
     def roll_back(self, traversal_id: str) -> bool:

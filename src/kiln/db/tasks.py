@@ -32,7 +32,7 @@ STATES = frozenset(
     {"BLOCKED", "READY", "CLAIMED", "WAITING_RESOURCE", "WAITING_CHILD", "DONE", "FAILED"}
     | {"SKIPPED"}
 )
-WAITING_STATES = frozenset({"WAITING_RESOURCE", "WAITING_CHILD"})
+WAITING_STATES = frozenset({"WAITING_RESOURCE", "WAITING_CHILD", "WAITING_HOOK"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +219,7 @@ def wait_task(
     phase: str | Keep | None = KEEP,
     cookie: Any = KEEP,
 ) -> None:
-    """Park a claimed task in WAITING_RESOURCE or WAITING_CHILD, lease cleared. Fenced; writes."""
+    """Park a claimed task in a WAITING_* state, lease cleared. Fenced; writes."""
     if state not in WAITING_STATES:
         raise InternalError(f"{state!r} is not a waiting state")
     execute_fenced(

@@ -15,6 +15,7 @@ from typing import Any
 
 from kiln.core.errors import (
     ActionInProgress,
+    InvalidBreakPointHook,
     KilnError,
     NotSupported,
     StackValidationFailed,
@@ -29,6 +30,7 @@ from kiln.db import templates as tdb
 from kiln.db import traversals as trdb
 from kiln.db.errors import NotFound
 from kiln.db.stacks import StackStatus
+from kiln.db.tasks import wake_task
 from kiln.engine.compiled import RowState
 from kiln.engine.nested import ParentLink
 from kiln.engine.plan import (
@@ -43,6 +45,7 @@ from kiln.engine.steps import EngineDeps, StepRunner
 from kiln.template.inputs import build_stack
 from kiln.template.outputs import OutputValue, resolve_output
 from kiln.template.parameters import check_immutable
+from kiln.template.registry import VALID_HOOKS
 from kiln.template.stack import StackDefinition, StackIdentity
 
 
@@ -288,6 +291,37 @@ class StackService:
                 None,
                 False,
             )
+        self.wake()
+
+    # -- signals ---------------------------------------------------------------------------------
+    def signal(
+        self, caller: Caller, stack_id: str, resource_name: str, details: Mapping[str, Any] | None
+    ) -> None:
+        """Signal a resource. ``{unset_hook: HOOK}`` clears a hook the resource waits at."""
+        hook = (details or {}).get("unset_hook") if isinstance(details, Mapping) else None
+        if hook is None:
+            raise NotSupported(f"Signal resource {resource_name}: only unset_hook is supported yet")
+        if hook not in VALID_HOOKS:
+            raise InvalidBreakPointHook(
+                f'Invalid hook type "{hook}" for resource breakpoint, acceptable hook types '
+                f"are: {VALID_HOOKS}"
+            )
+        now = self.deps.clock.now()
+        with dbe.write(self.deps.db) as conn:
+            stack = sdb.get_stack(conn, stack_id, show_deleted=False)
+            compiled = self.runner.compiled_for(conn, stack, stack.raw_template_id)
+            registry = compiled.definition.environment.registry
+            if hook not in registry.hooks_for(resource_name):
+                raise InvalidBreakPointHook(f'The "{hook}" hook is not defined on {resource_name}')
+            if stack.current_traversal_id is not None:
+                for task in trdb.list_tasks(
+                    conn, stack.current_traversal_id, states=["WAITING_HOOK"]
+                ):
+                    if (
+                        task.resource_name == resource_name
+                        and (task.cookie or {}).get("hook") == hook
+                    ):
+                        wake_task(conn, task.traversal_id, task.node_key, now=now)
         self.wake()
 
     # -- mark unhealthy --------------------------------------------------------------------------

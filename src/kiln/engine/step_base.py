@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 
 REQUESTED = "REQUESTED"
 POLLING = "POLLING"
+HOOK = "HOOK"  # a task paused at a hook: nothing in flight
 
 START = "start"
 BEFORE_HANDLE = "before_handle"
@@ -172,7 +173,9 @@ class StepBase:
         """What the step needs; None when the traversal is over and the task had not started."""
         with dbe.read(self.deps.db) as conn:
             traversal = trdb.get_traversal(conn, task.traversal_id)
-            if traversal.cancel_requested or (traversal.state != "RUNNING" and task.phase is None):
+            if traversal.cancel_requested or (
+                traversal.state != "RUNNING" and task.phase in (None, HOOK)
+            ):
                 return None
             stack = self._stacks.get(task.stack_id)
             if stack is None:

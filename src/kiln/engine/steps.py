@@ -50,6 +50,7 @@ from kiln.db.tasks import (
     record_progress,
     requeue_task,
     set_result_resource,
+    wait_task,
     wake_parked,
 )
 from kiln.engine.compiled import RowState
@@ -62,6 +63,7 @@ from kiln.engine.step_base import (
     BEFORE_HANDLE,
     BEFORE_OUTCOME,
     FAULT_POINTS,
+    HOOK,
     POLLING,
     REQUESTED,
     START,
@@ -90,6 +92,12 @@ __all__ = [
     "StepRunner",
     "poll_delay",
 ]
+
+
+def _with_phase(task: NodeTask, phase: str | None) -> NodeTask:
+    from dataclasses import replace
+
+    return replace(task, phase=phase)
 
 
 class StepRunner(StepEndings):
@@ -129,6 +137,34 @@ class StepRunner(StepEndings):
             return self._act(loaded)
         return self._cleanup(loaded)
 
+    # -- hooks -----------------------------------------------------------------------------------
+    _HOOK_ACTIONS = {"pre-create": "CREATE", "pre-update": "UPDATE", "pre-delete": "DELETE"}
+
+    def _hook_pending(self, ld: _Loaded, hook: str, cleared: str | None) -> bool:
+        """Whether ``hook`` is set on the resource for this stack action and not cleared."""
+        if hook == cleared or ld.traversal.action != self._HOOK_ACTIONS[hook]:
+            return False
+        registry = ld.compiled.definition.environment.registry
+        return hook in registry.hooks_for(ld.task.resource_name)
+
+    def _pause_for_hook(self, ld: _Loaded, hook: str, action: str) -> list[str]:
+        """Wait until the hook is cleared (a signal with ``unset_hook``)."""
+        now = self.deps.clock.now()
+        reason = f"{action} paused until Hook {hook} is cleared"
+        with dbe.write(self.deps.db) as conn:
+            add_events(
+                conn, [self._event(ld, ld.row, action, "IN_PROGRESS", reason, None)], now=now
+            )
+            wait_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                state="WAITING_HOOK",
+                phase=HOOK,
+                cookie={"hook": hook},
+            )
+        return []
+
     # -- suspend, resume, check ----------------------------------------------------------------
     def _act(self, ld: _Loaded) -> list[str]:
         """Run the traversal's action (SUSPEND, RESUME, CHECK) on one resource."""
@@ -160,6 +196,7 @@ class StepRunner(StepEndings):
                 ld, ld.row, "CREATE", f"The Resource Type ({definition.type}) could not be found."
             )
         cookie = ld.task.cookie or {}
+        cleared = cookie.get("hook") if ld.task.phase == HOOK else None
         if ld.task.phase is not None and "properties" in cookie:
             # An action in flight goes on with what it started with, even if
             # predecessors changed since (a newer traversal will update it).
@@ -177,8 +214,8 @@ class StepRunner(StepEndings):
             except KilnError as err:
                 action = "CREATE" if ld.row.action == "INIT" else "UPDATE"
                 return self._fail(ld, ld.row, action, err.full_message)
-        if ld.task.phase is None:
-            return self._start_converge(ld, plugin_cls, props, metadata)
+        if ld.task.phase in (None, HOOK):
+            return self._start_converge(ld, plugin_cls, props, metadata, cleared_hook=cleared)
         action = cookie.get("action", "CREATE")
         row = ld.row
         ctx = self._context(ld, row, plugin_cls, action, props, metadata)
@@ -204,6 +241,7 @@ class StepRunner(StepEndings):
         plugin_cls: type[Resource],
         props: dict[str, Any],
         metadata: Any,
+        cleared_hook: str | None = None,
     ) -> list[str]:
         row = ld.row
         owner = row.owner_traversal_id
@@ -216,6 +254,8 @@ class StepRunner(StepEndings):
         definition = ld.compiled.definition.resources[row.name]
         if row.action == "INIT" or (row.action == "DELETE" and row.status == "COMPLETE"):
             action = "CREATE"
+            if self._hook_pending(ld, "pre-create", cleared_hook):
+                return self._pause_for_hook(ld, "pre-create", "CREATE")
             if definition.external_id is not None:
                 return self._adopt_external(ld, plugin_cls, props, metadata, definition.external_id)
         else:
@@ -233,6 +273,8 @@ class StepRunner(StepEndings):
                 return self._fail(ld, row, "UPDATE", _reason(err, row.name))
             if decision.kind == "unchanged":
                 return self._complete(ld, row, None, None, requires_only=True)
+            if self._hook_pending(ld, "pre-update", cleared_hook):
+                return self._pause_for_hook(ld, "pre-update", "UPDATE")
             if decision.kind == "replace":
                 return self._start_replacement(ld, plugin_cls, props, metadata)
             action = "UPDATE"
@@ -455,6 +497,11 @@ class StepRunner(StepEndings):
         )
         plugin = plugin_cls(ctx)
         cookie = ld.task.cookie or {}
+        cleared = cookie.get("hook") if ld.task.phase == HOOK else None
+        if ld.task.phase in (None, HOOK) and self._hook_pending(ld, "pre-delete", cleared):
+            return self._pause_for_hook(ld, "pre-delete", "DELETE")
+        if ld.task.phase == HOOK:
+            ld.task = _with_phase(ld.task, None)
         try:
             if ld.task.phase in (None, REQUESTED):
                 if ctx.physical_id is None and _can_find_existing(plugin_cls):

@@ -4,7 +4,9 @@ Template resources, ResourceGroup, ResourceChain and OS::Heat::Stack all run a
 child stack. They reach it through ``ctx.client("stacks")``, which the engine
 binds to the parent stack and resource: the child is created with its parent
 link, nested depth and root, and the parent's task polls its state without
-ever waiting on it.
+ever waiting on it. A child inherits its parent's environment and files
+(reference template-language 7.3): ``parent_environment`` and ``parent_files``
+give them to a plugin that builds its child template itself.
 """
 
 from __future__ import annotations
@@ -68,4 +70,24 @@ class NestedStacks(Protocol):
 
     def resource(self, stack_id: str, name: str) -> tuple[Any, dict[str, Any]] | None:
         """A child resource's reference id and attributes, or None."""
+        ...
+
+    def resource_attribute(self, stack_id: str, name: str, attribute: str) -> Any:
+        """Attribute ``attribute`` of child resource ``name``, computed now (None if absent).
+
+        Unlike ``resource``, whose attributes are those the child's template reads,
+        any attribute name may be asked for (a group's aggregated attributes).
+        """
+        ...
+
+    def parent_environment(self) -> dict[str, Any]:
+        """The environment a child of this resource inherits (no ``parameters``).
+
+        The parent's ``resource_registry`` (its per-resource section narrowed to
+        this resource), ``parameter_defaults`` and ``event_sinks``.
+        """
+        ...
+
+    def parent_files(self) -> dict[str, Any]:
+        """The parent stack's ``files`` map, which a child shares."""
         ...

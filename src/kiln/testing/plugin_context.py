@@ -7,8 +7,10 @@ clock that only moves when told (:meth:`FakeContext.advance`), a seeded
 ``random.Random`` and cloud clients from a dict of fakes. :func:`run_action`
 plays the engine for one action: ``handle_<action>`` then ``check_<action>_complete``
 polls, one virtual second apart. :func:`decide` is the engine's update decision
-for a plugin instance. During an UPDATE, ``ctx.properties`` stay the stored (old)
-ones until the update completes, as the engine persists them only then.
+for a plugin instance. During an UPDATE, ``ctx.properties`` stay the stored
+(old) ones until the update completes, as the engine persists them only then.
+:class:`FakeNestedStacks` is the ``stacks`` client of plugins that own child
+stacks: children as data, with made-up child resources.
 Imports: anything (test support).
 """
 
@@ -30,6 +32,7 @@ from kiln.plugin.decisions import (
     decide_resource_update,
 )
 from kiln.plugin.names import physical_resource_name
+from kiln.plugin.nested import ChildState, NestedStacks
 from kiln.plugin.resource import Resource
 from kiln.schema.custom import CustomConstraints
 from kiln.schema.properties import coerce_properties
@@ -235,3 +238,155 @@ def decide(
     new = typed_properties(type(resource), new_properties, ctx.custom)
     metadata = ctx.metadata if new_metadata is _SAME else new_metadata
     return decide_resource_update(resource, stored, new, metadata, restricted=restricted)
+
+
+# -- child stacks ----------------------------------------------------------------------------
+@dataclass
+class FakeChild:
+    """One child stack of :class:`FakeNestedStacks`: what it was given, and where it is."""
+
+    template: dict[str, Any]
+    environment: dict[str, Any]
+    files: dict[str, Any]
+    parameters: dict[str, Any]
+    timeout_mins: int | None = None
+    action: str = "CREATE"
+    status: str = "IN_PROGRESS"
+    reason: str = ""
+    polls_left: int = 0
+    deleted: bool = False
+
+    @property
+    def resources(self) -> dict[str, Any]:
+        found = self.template.get("resources")
+        return dict(found) if isinstance(found, Mapping) else {}
+
+
+@dataclass(eq=False)
+class FakeNestedStacks:
+    """An in-memory ``stacks`` client (kiln.plugin.nested.NestedStacks).
+
+    Each action ends after ``polls`` calls of :meth:`state`: COMPLETE, or FAILED
+    with ``fail_reason`` when set. A child resource's reference is
+    ``<stack id>/<name>`` and its attributes are its properties, so a test reads a
+    member's property back as its attribute. Outputs resolve ``get_resource`` and
+    ``get_attr`` (with a path, or the all-attributes form) against those.
+    ``environment`` and ``files`` are what a child inherits from the parent.
+    """
+
+    environment: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, Any] = field(default_factory=dict)
+    polls: int = 1
+    fail_reason: str | None = None
+    children: dict[str, FakeChild] = field(default_factory=dict)
+
+    def _start(self, child: FakeChild, action: str) -> None:
+        child.action, child.status, child.reason = action, "IN_PROGRESS", ""
+        child.polls_left = self.polls
+
+    def create(
+        self,
+        *,
+        template: Mapping[str, Any],
+        environment: Mapping[str, Any],
+        files: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+        timeout_mins: int | None = None,
+    ) -> str:
+        stack_id = f"child-{len(self.children) + 1}"
+        child = FakeChild(
+            dict(template), dict(environment), dict(files), dict(parameters), timeout_mins
+        )
+        self.children[stack_id] = child
+        self._start(child, "CREATE")
+        return stack_id
+
+    def update(
+        self,
+        stack_id: str,
+        *,
+        template: Mapping[str, Any],
+        environment: Mapping[str, Any],
+        files: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+    ) -> None:
+        child = self._live(stack_id)
+        if child is None:
+            raise LookupError(f"no child stack {stack_id}")
+        child.template, child.environment = dict(template), dict(environment)
+        child.files, child.parameters = dict(files), dict(parameters)
+        self._start(child, "UPDATE")
+
+    def delete(self, stack_id: str) -> None:
+        child = self._live(stack_id)
+        if child is not None and child.action != "DELETE":
+            self._start(child, "DELETE")
+
+    def _live(self, stack_id: str) -> FakeChild | None:
+        child = self.children.get(stack_id)
+        return None if child is None or child.deleted else child
+
+    def state(self, stack_id: str) -> ChildState | None:
+        child = self._live(stack_id)
+        if child is None:
+            return None
+        if child.status == "IN_PROGRESS":
+            child.polls_left -= 1
+            if child.polls_left <= 0:
+                child.status = "FAILED" if self.fail_reason else "COMPLETE"
+                child.reason = self.fail_reason or ""
+                if child.action == "DELETE" and child.status == "COMPLETE":
+                    child.deleted = True
+                    return None
+        return ChildState(child.action, child.status, child.reason)
+
+    def _made_up(self, stack_id: str, name: str) -> tuple[Any, dict[str, Any]] | None:
+        child = self._live(stack_id)
+        definition = child.resources.get(name) if child is not None else None
+        if not isinstance(definition, Mapping):
+            return None
+        return f"{stack_id}/{name}", dict(definition.get("properties") or {})
+
+    def resource(self, stack_id: str, name: str) -> tuple[Any, dict[str, Any]] | None:
+        return self._made_up(stack_id, name)
+
+    def resource_attribute(self, stack_id: str, name: str, attribute: str) -> Any:
+        found = self._made_up(stack_id, name)
+        return None if found is None else found[1].get(attribute)
+
+    def outputs(self, stack_id: str) -> dict[str, Any]:
+        child = self._live(stack_id)
+        outputs = child.template.get("outputs") if child is not None else None
+        if not isinstance(outputs, Mapping):
+            return {}
+        return {k: self._resolve(stack_id, v.get("value")) for k, v in outputs.items()}
+
+    def _resolve(self, stack_id: str, value: Any) -> Any:
+        if isinstance(value, Mapping) and len(value) == 1:
+            ((key, arg),) = value.items()
+            if key == "get_resource":
+                found = self._made_up(stack_id, arg)
+                return None if found is None else found[0]
+            if key == "get_attr":
+                found = self._made_up(stack_id, arg[0])
+                if found is None or len(arg) == 1:
+                    return None if found is None else found[1]
+                result = found[1].get(arg[1])
+                for step in arg[2:]:
+                    result = result.get(step) if isinstance(result, Mapping) else None
+                return result
+        if isinstance(value, Mapping):
+            return {k: self._resolve(stack_id, v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._resolve(stack_id, v) for v in value]
+        return value
+
+    def parent_environment(self) -> dict[str, Any]:
+        return dict(self.environment)
+
+    def parent_files(self) -> dict[str, Any]:
+        return dict(self.files)
+
+
+def _stacks_conform(fake: FakeNestedStacks) -> NestedStacks:
+    return fake  # mypy checks here that FakeNestedStacks implements the protocol

@@ -1,0 +1,231 @@
+"""OS::Heat::ResourceGroup: ``count`` identical members in a child stack.
+
+Members are named ``"0"``, ``"1"``, ... skipping the names in the skip list (resource
+data ``name_blacklist``, comma-separated, as Heat): each is ``resource_def`` with
+``index_var`` replaced by its name in every property string. ``removal_policies``
+add names (or member references, looked up in the child's ``refs_map``) to the
+skip list, accumulated across updates unless ``removal_policies_mode`` is
+``update``; skipped names are never reused. Scaling is an update of the child in
+place: down removes the highest names, up adds the next free ones. The child is
+built and driven by kiln.resources.heat._child_stack (attributes included).
+
+The ``update_policy`` schema (``rolling_update``, ``batch_create``) is declared so
+templates validate, but the engine gives plugins no update policy yet: a group is
+created with all its members at once and a changed ``resource_def`` reaches every
+member in one child update (no batches, no pauses).
+Imports: kiln.plugin, kiln.schema, kiln.core.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kiln.plugin import resource_type
+from kiln.plugin.resource import Cookie
+from kiln.resources.heat._child_stack import MemberStackResource
+from kiln.schema.constraints import AllowedValues, Length, Range
+from kiln.schema.properties import AttributeSchema, PropertySchema, PropertyType
+
+#: resource data key of the skip list (Heat's name)
+SKIPLIST_KEY = "name_blacklist"
+APPEND, UPDATE = "append", "update"
+
+
+def member_names(count: int, skiplist: Iterable[str]) -> list[str]:
+    """The first ``count`` decimal names not in ``skiplist``."""
+    skipped = set(skiplist)
+    names: list[str] = []
+    index = 0
+    while len(names) < count:
+        if str(index) not in skipped:
+            names.append(str(index))
+        index += 1
+    return names
+
+
+def replace_index(value: Any, index_var: str, name: str) -> Any:
+    """``value`` with ``index_var`` replaced by ``name`` in every string (not in map keys)."""
+    if isinstance(value, str):
+        return value.replace(index_var, name)
+    if isinstance(value, Mapping):
+        return {k: replace_index(v, index_var, name) for k, v in value.items()}
+    if isinstance(value, list):
+        return [replace_index(v, index_var, name) for v in value]
+    return value
+
+
+def member_definition(resource_def: Mapping[str, Any], index_var: str, name: str) -> dict[str, Any]:
+    """The definition of member ``name``: properties substituted, null ones dropped."""
+    out: dict[str, Any] = {"type": resource_def["type"]}
+    properties = resource_def.get("properties") or {}
+    if properties:
+        out["properties"] = {
+            k: replace_index(v, index_var, name) for k, v in properties.items() if v is not None
+        }
+    if resource_def.get("metadata"):
+        out["metadata"] = copy.deepcopy(resource_def["metadata"])  # not substituted, as Heat
+    return out
+
+
+def resolve_skiplist(
+    properties: Mapping[str, Any], current: set[str], refs_map: Mapping[str, Any], created: bool
+) -> set[str]:
+    """The skip list after applying ``removal_policies`` (reference: ResourceGroup).
+
+    An entry is a name when it is already skipped, is a member, or when there is no
+    child yet; otherwise a string entry is a member reference. Others are ignored.
+    """
+    found = set() if properties.get("removal_policies_mode") == UPDATE else set(current)
+    for policy in properties.get("removal_policies") or []:
+        for entry in policy.get("resource_list") or []:
+            text = str(entry)
+            if text in current or not created or text in refs_map:
+                found.add(text)
+            elif isinstance(entry, str):
+                found.update(n for n, ref in refs_map.items() if ref == entry)
+    return found
+
+
+def _batch_schema(rolling: bool) -> dict[str, PropertySchema]:
+    schema = {
+        "max_batch_size": PropertySchema(
+            PropertyType.INTEGER,
+            "The most members handled in one batch.",
+            default=1,
+            constraints=(Range(1),),
+        ),
+        "pause_time": PropertySchema(
+            PropertyType.NUMBER,
+            "Seconds to wait between batches.",
+            default=0,
+            constraints=(Range(0),),
+        ),
+    }
+    if rolling:
+        schema = {
+            "min_in_service": PropertySchema(
+                PropertyType.INTEGER,
+                "The fewest members kept in service while batches are replaced.",
+                default=0,
+                constraints=(Range(0),),
+            ),
+            **schema,
+        }
+    return schema
+
+
+@resource_type("OS::Heat::ResourceGroup")
+class ResourceGroup(MemberStackResource):
+    """``count`` members made from ``resource_def``, in a child stack."""
+
+    properties_schema = {
+        "count": PropertySchema(
+            PropertyType.INTEGER,
+            "The number of members to create.",
+            default=1,
+            update_allowed=True,
+            constraints=(Range(0),),
+        ),
+        "index_var": PropertySchema(
+            PropertyType.STRING,
+            "The variable replaced by the member's index in resource_def property strings.",
+            default="%index%",
+            constraints=(Length(3),),
+        ),
+        "resource_def": PropertySchema(
+            PropertyType.MAP,
+            "The definition of each member.",
+            required=True,
+            update_allowed=True,
+            schema={
+                "type": PropertySchema(
+                    PropertyType.STRING, "The type of the members.", required=True
+                ),
+                "properties": PropertySchema(PropertyType.MAP, "The properties of each member."),
+                "metadata": PropertySchema(
+                    PropertyType.MAP, "The metadata of each member (not substituted)."
+                ),
+            },
+        ),
+        "removal_policies": PropertySchema(
+            PropertyType.LIST,
+            "Members to remove on update; their names are never reused.",
+            default=[],
+            update_allowed=True,
+            schema={
+                "resource_list": PropertySchema(
+                    PropertyType.LIST,
+                    "Member names (or indexes) or member references to remove.",
+                    default=[],
+                ),
+            },
+        ),
+        "removal_policies_mode": PropertySchema(
+            PropertyType.STRING,
+            "append adds to the members removed before; update replaces that list.",
+            default=APPEND,
+            update_allowed=True,
+            constraints=(AllowedValues((APPEND, UPDATE)),),
+        ),
+    }
+    attributes_schema = {
+        "refs": AttributeSchema(
+            "The reference ids of the members, in index order.", type=PropertyType.LIST
+        ),
+        "refs_map": AttributeSchema("Member name -> reference id.", type=PropertyType.MAP),
+        "attributes": AttributeSchema(
+            "Member name -> value of an attribute (get_attr: [group, attributes, NAME]).",
+            type=PropertyType.MAP,
+        ),
+        "removed_rsrc_list": AttributeSchema(
+            "The names removed by removal_policies (never reused).", type=PropertyType.LIST
+        ),
+    }
+    update_policy_schema = {
+        "rolling_update": PropertySchema(
+            PropertyType.MAP,
+            "Replace members in batches when resource_def changes.",
+            schema=_batch_schema(rolling=True),
+        ),
+        "batch_create": PropertySchema(
+            PropertyType.MAP,
+            "Create the members in batches.",
+            schema=_batch_schema(rolling=False),
+        ),
+    }
+
+    def skiplist(self) -> list[str]:
+        stored = self.ctx.data_get(SKIPLIST_KEY) or ""
+        return [name for name in str(stored).split(",") if name]
+
+    def _update_skiplist(self, properties: Mapping[str, Any]) -> None:
+        current = set(self.skiplist())
+        created = self.ctx.physical_id is not None
+        refs = self.refs_map() if created else {}
+        found = resolve_skiplist(properties, current, refs, created)
+        if found != current:
+            self.ctx.data_set(SKIPLIST_KEY, ",".join(sorted(found)))
+
+    def members(self, properties: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+        definition, index_var = properties["resource_def"], properties["index_var"]
+        return {
+            name: member_definition(definition, index_var, name)
+            for name in member_names(properties["count"], self.skiplist())
+        }
+
+    def handle_create(self) -> Cookie:
+        self._update_skiplist(self.properties)
+        return super().handle_create()
+
+    def handle_update(
+        self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]
+    ) -> Cookie:
+        self._update_skiplist(new_properties)
+        return super().handle_update(new_properties, changed)
+
+    def get_attribute(self, name: str) -> Any:
+        if name == "removed_rsrc_list":
+            return self.skiplist()
+        return super().get_attribute(name)

@@ -8,6 +8,7 @@ after the commit loses nothing: any engine picks the work up.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -110,9 +111,18 @@ class StackService:
 
     # -- create -------------------------------------------------------------------------------
     def create_stack(
-        self, caller: Caller, request: StackRequest, *, parent: ParentLink | None = None
+        self,
+        caller: Caller,
+        request: StackRequest,
+        *,
+        parent: ParentLink | None = None,
+        adopt: Mapping[str, tuple[str | None, Mapping[str, Any]]] | None = None,
     ) -> str:
-        """Validate and start creating a stack (a child stack when ``parent``); returns its id."""
+        """Validate and start creating a stack (a child stack when ``parent``); returns its id.
+
+        ``adopt`` (abandon data's resources: name -> physical id and data) makes it
+        an ADOPT: those resources are taken over instead of created.
+        """
         stack_id = self.deps.new_id()
         identity = StackIdentity(name=request.name, id=stack_id, project_id=caller.project_id)
         definition = self._definition(request, identity)
@@ -145,12 +155,18 @@ class StackService:
                 parameters=dict(definition.environment.parameters),
             )
             rows = [_with_template(r, template_id) for r in plan.new_rows]
+            rows = [_adopted(r, adopt) for r in rows] if adopt else rows
             rdb.create_resources(conn, rows, now=now)
+            row_ids = {r.name: r.id for r in rows}
+            for name, (_, data) in (adopt or {}).items():
+                if name in row_ids:
+                    for key, value in data.items():
+                        rdb.set_resource_data(conn, row_ids[name], key, json.dumps(value))
             self._start(
                 conn,
                 stack_id,
                 None,
-                "CREATE",
+                "ADOPT" if adopt else "CREATE",
                 template_id,
                 plan,
                 now,
@@ -250,7 +266,29 @@ class StackService:
             )
         self.wake()
 
-    # -- previews (no side effects) ----------------------------------------------------------------
+    # -- abandon, export, adopt --------------------------------------------------------------
+    def export_stack(self, caller: Caller, stack_id: str) -> dict[str, Any]:
+        from kiln.engine.abandon import export_stack
+
+        return export_stack(self, stack_id)
+
+    def abandon_stack(self, caller: Caller, stack_id: str) -> dict[str, Any]:
+        from kiln.engine.abandon import abandon_stack
+
+        return abandon_stack(self, stack_id)
+
+    def adopt_stack(
+        self,
+        caller: Caller,
+        name: str,
+        adopt_data: Any,
+        parameters: Mapping[str, Any] | None = None,
+    ) -> str:
+        from kiln.engine.abandon import adopt_stack
+
+        return adopt_stack(self, caller, name, adopt_data, parameters)
+
+    # -- previews (no side effects) ----------------------------------------------------------
     def preview_create(self, caller: Caller, request: StackRequest) -> list[dict[str, Any]]:
         from kiln.engine.preview import preview_create
 
@@ -261,7 +299,7 @@ class StackService:
 
         return preview_update(self, caller, stack_id, request)
 
-    # -- suspend, resume, check -------------------------------------------------------------------
+    # -- suspend, resume, check --------------------------------------------------------------
     def stack_action(self, caller: Caller, stack_id: str, action: str) -> None:
         """Start SUSPEND (dependents first), RESUME or CHECK (dependencies first)."""
         if action not in ACTION_STEPS:
@@ -501,6 +539,15 @@ def _patched(request: StackRequest, stored: tdb.RawTemplate) -> StackRequest:
         environment=environment,
         files={**stored.files, **request.files},
     )
+
+
+def _adopted(
+    row: rdb.NewResource, adopt: Mapping[str, tuple[str | None, Mapping[str, Any]]]
+) -> rdb.NewResource:
+    from dataclasses import replace
+
+    physical_id = adopt.get(row.name, (None, {}))[0]
+    return replace(row, physical_id=physical_id) if physical_id else row
 
 
 def _with_template(row: rdb.NewResource, template_id: str) -> rdb.NewResource:

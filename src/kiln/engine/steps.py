@@ -245,6 +245,9 @@ class StepRunner(StepEndings):
     ) -> list[str]:
         row = ld.row
         owner = row.owner_traversal_id
+        if row.action == "INIT" and ld.traversal.action == "ADOPT" and row.physical_id:
+            # Abandon data named the physical resource: take it over, do not create.
+            return self._adopt_external(ld, plugin_cls, props, metadata, row.physical_id)
         if row.action == "INIT" and (
             row.physical_id is not None or owner not in (None, ld.task.traversal_id)
         ):

@@ -131,3 +131,33 @@ def test_a_failure_inside_is_reported_with_its_reason(h: Harness) -> None:
     stack = h.service.get_stack(sid)
     assert (stack.action, stack.status) == ("CREATE", "FAILED")
     assert "Test Resource failed v" in stack.status_reason
+
+
+GROUP = """\
+heat_template_version: 2021-04-16
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def: {type: My::Member, properties: {value: "%index%"}}
+outputs:
+  refs: {value: {get_attr: [group, refs]}}
+"""
+
+
+def test_environment_change_reaches_a_group_whose_properties_did_not_change(h: Harness) -> None:
+    env = {"resource_registry": {"My::Member": "OS::Heat::Value"}}
+    sid = h.create(GROUP, environment=env)
+    h.run()
+    assert h.service.get_stack(sid).status == "COMPLETE"
+    before = h.outputs(sid)["refs"]
+    h.update(sid, GROUP, environment={"resource_registry": {"My::Member": "OS::Heat::None"}})
+    h.run()
+    stack = h.service.get_stack(sid)
+    assert (stack.action, stack.status) == ("UPDATE", "COMPLETE"), stack.status_reason
+    (child,) = children(h, sid)
+    types = {r.type for r in h.service.resources(child.id)}
+    assert types == {"My::Member"}
+    after = h.outputs(sid)["refs"]
+    assert after != before  # the members were replaced by OS::Heat::None ones

@@ -3,7 +3,10 @@
 ``EngineNestedStacks`` is what ``ctx.client("stacks")`` gives a plugin: child
 stacks of one parent resource, created through the same StackService (so a
 child is an ordinary stack with a parent link, depth and root), polled by the
-parent's task between steps, never waited on.
+parent's task between steps, never waited on. It also hands a plugin what a
+child inherits (the parent's environment, narrowed to the resource, and files)
+and computes a child resource's attribute on demand, through the child row's
+own plugin on a read-only context.
 
 ``TemplateResource`` implements a resource whose type resolves to a template
 (reference template-language section 7). It is not a registered plugin: the
@@ -235,6 +238,7 @@ class TemplateResource(Resource):
     type_name = ""
     accepts_any_properties = True
     dynamic_attributes = True
+    owns_child_stack = True
 
     def _stacks(self) -> NestedStacks:
         stacks: NestedStacks = self.ctx.client("stacks")

@@ -9,6 +9,7 @@ failure, parking, abandoning).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import random
@@ -285,6 +286,14 @@ class StepBase:
 
             self._stack_service = StackService(self.deps, wake=self.deps.wake)
         return self._stack_service
+
+    def _environment_identity(self, ld: _Loaded) -> str:
+        """What a child stack inherits from the parent, as a hash (environment and files)."""
+        definition = ld.compiled.definition
+        text = json.dumps(
+            [definition.environment.to_dict(), dict(definition.files)], sort_keys=True, default=str
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def provider_spec(self, ld: _Loaded, name: str, props: Mapping[str, Any]) -> ProviderSpec:
         """The nested stack a template resource makes of its provider template."""

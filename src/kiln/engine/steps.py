@@ -79,7 +79,7 @@ from kiln.engine.step_base import (
     poll_delay,
 )
 from kiln.engine.step_endings import StepEndings
-from kiln.plugin.decisions import StoredResource, decide_resource_update
+from kiln.plugin.decisions import StoredResource, UpdateDecision, decide_resource_update
 from kiln.plugin.resource import Resource, UpdateReplace
 from kiln.template.functions.base import resolve_top
 
@@ -211,6 +211,8 @@ class StepRunner(StepEndings):
                 if plugin_cls is TemplateResource:
                     # A changed provider template must update the nested stack too.
                     props[TEMPLATE_KEY] = self.provider_spec(ld, name, props).identity()
+                elif plugin_cls.owns_child_stack:
+                    props[TEMPLATE_KEY] = self._environment_identity(ld)
             except KilnError as err:
                 action = "CREATE" if ld.row.action == "INIT" else "UPDATE"
                 return self._fail(ld, ld.row, action, err.full_message)
@@ -262,16 +264,27 @@ class StepRunner(StepEndings):
             if definition.external_id is not None:
                 return self._adopt_external(ld, plugin_cls, props, metadata, definition.external_id)
         else:
+            if self._implementation_changed(ld, row, plugin_cls):
+                # The type now resolves to another implementation (registry change).
+                return self._start_replacement(ld, plugin_cls, props, metadata)
             ctx = self._context(ld, row, plugin_cls, "UPDATE", row.properties, row.metadata)
             registry = ld.compiled.definition.environment.registry
+            # The engine's own identity key is not a property: a change of it
+            # (environment, files, provider template) means an update in place.
+            stored_props = {k: v for k, v in row.properties.items() if k != TEMPLATE_KEY}
+            new_props = {k: v for k, v in props.items() if k != TEMPLATE_KEY}
             try:
                 decision = decide_resource_update(
                     plugin_cls(ctx),
-                    StoredResource(row.action, row.status, row.properties, row.metadata or None),
-                    props,
+                    StoredResource(row.action, row.status, stored_props, row.metadata or None),
+                    new_props,
                     metadata,
                     restricted=registry.restricted_actions_for(row.name),
                 )
+                if decision.kind == "unchanged" and row.properties.get(TEMPLATE_KEY) != props.get(
+                    TEMPLATE_KEY
+                ):
+                    decision = UpdateDecision("update", {TEMPLATE_KEY: props.get(TEMPLATE_KEY)})
             except KilnError as err:  # restricted_actions forbids what the update needs
                 return self._fail(ld, row, "UPDATE", _reason(err, row.name))
             if decision.kind == "unchanged":
@@ -294,6 +307,15 @@ class StepRunner(StepEndings):
             return self._start_replacement(ld, plugin_cls, props, metadata)
         except Exception as err:
             return self._fail(ld, row, action, _reason(err, row.name), ctx)
+
+    def _implementation_changed(self, ld: _Loaded, row: Row, plugin_cls: type[Resource]) -> bool:
+        if row.raw_template_id == ld.traversal.raw_template_id:
+            return False
+        with dbe.read(self.deps.db) as conn:
+            before = self.compiled_for(conn, ld.stack, row.raw_template_id)
+        if row.name not in before.definition.resources:
+            return False
+        return self._plugin_for(before, row.name, row.type) is not plugin_cls
 
     def _adopt_external(
         self,

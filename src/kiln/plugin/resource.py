@@ -51,6 +51,9 @@ class Resource:
     supports_snapshot: ClassVar[bool] = False
     #: replacement order: create the new one first (Heat's convergence default)
     create_before_delete: ClassVar[bool] = True
+    #: the resource runs a child stack: the engine also updates it when the parent's
+    #: environment or files change, not only when its properties do
+    owns_child_stack: ClassVar[bool] = False
     #: the physical name length limit of the cloud object
     physical_name_limit: ClassVar[int] = 255
 

@@ -208,7 +208,11 @@ def check_outcomes(sc: Scenario, conn: Connection) -> None:
         ends = [
             e
             for e in events
-            if e.resource_type == "OS::Heat::Stack" and e.status in ("COMPLETE", "FAILED")
+            # the stack's own events (a resource of type OS::Heat::Stack is not one)
+            if e.resource_type == "OS::Heat::Stack"
+            and e.physical_resource_id == stack_id
+            and e.resource_name == stack.name
+            and e.status in ("COMPLETE", "FAILED")
         ]
         if len(ends) != finished:
             _fail(f"stack {stack.name}: {len(ends)} outcome events for {finished} outcomes")

@@ -269,8 +269,9 @@ class FakeNestedStacks:
     Each action ends after ``polls`` calls of :meth:`state`: COMPLETE, or FAILED
     with ``fail_reason`` when set. A child resource's reference is
     ``<stack id>/<name>`` and its attributes are its properties, so a test reads a
-    member's property back as its attribute. Outputs resolve ``get_resource`` and
-    ``get_attr`` (with a path, or the all-attributes form) against those.
+    member's property back as its attribute. Properties and outputs resolve
+    ``get_param`` (the child's parameters), ``get_resource`` and ``get_attr`` (with a
+    path, or the all-attributes form); nothing else.
     ``environment`` and ``files`` are what a child inherits from the parent.
     """
 
@@ -345,7 +346,9 @@ class FakeNestedStacks:
         definition = child.resources.get(name) if child is not None else None
         if not isinstance(definition, Mapping):
             return None
-        return f"{stack_id}/{name}", dict(definition.get("properties") or {})
+        return f"{stack_id}/{name}", self._resolve(
+            stack_id, dict(definition.get("properties") or {})
+        )
 
     def resource(self, stack_id: str, name: str) -> tuple[Any, dict[str, Any]] | None:
         return self._made_up(stack_id, name)
@@ -364,6 +367,9 @@ class FakeNestedStacks:
     def _resolve(self, stack_id: str, value: Any) -> Any:
         if isinstance(value, Mapping) and len(value) == 1:
             ((key, arg),) = value.items()
+            if key == "get_param":
+                child = self._live(stack_id)
+                return None if child is None else child.parameters.get(arg)
             if key == "get_resource":
                 found = self._made_up(stack_id, arg)
                 return None if found is None else found[0]

@@ -12,7 +12,10 @@ from kiln.resources.heat.cloud_config import CloudConfig
 from kiln.resources.heat.multipart_mime import MultipartMime
 from kiln.resources.heat.none_resource import NoneResource
 from kiln.resources.heat.random_string import RandomString
+from kiln.resources.heat.resource_chain import ResourceChain
+from kiln.resources.heat.resource_group import ResourceGroup
 from kiln.resources.heat.software_config import SoftwareConfig
+from kiln.resources.heat.stack import Stack
 from kiln.resources.heat.structured_config import StructuredConfig
 from kiln.resources.heat.value import Value
 
@@ -21,7 +24,10 @@ EXPECTED = {
     "OS::Heat::MultipartMime": MultipartMime,
     "OS::Heat::None": NoneResource,
     "OS::Heat::RandomString": RandomString,
+    "OS::Heat::ResourceChain": ResourceChain,
+    "OS::Heat::ResourceGroup": ResourceGroup,
     "OS::Heat::SoftwareConfig": SoftwareConfig,
+    "OS::Heat::Stack": Stack,
     "OS::Heat::StructuredConfig": StructuredConfig,
     "OS::Heat::TestResource": tr.TestResource,
     "OS::Heat::Value": Value,

@@ -55,6 +55,8 @@ def wait_for_child(stacks: NestedStacks, cookie: Cookie, action: str) -> bool:
 class ChildStackResource(Resource):
     """A resource whose physical object is one child stack of this cloud."""
 
+    owns_child_stack = True
+
     def child_template(self, properties: Mapping[str, Any]) -> dict[str, Any]:
         """The child's template, as data, for ``properties``."""
         raise NotImplementedError
@@ -128,7 +130,7 @@ class ChildStackResource(Resource):
 
 def member_order(name: str) -> tuple[int, int, str]:
     """Sort key of member names: decimal indexes by value, then any other name."""
-    return (0, int(name), "") if name.isdigit() else (1, 0, name)
+    return (0, int(name), "") if name.isascii() and name.isdigit() else (1, 0, name)
 
 
 def member_template(members: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

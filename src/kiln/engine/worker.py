@@ -20,6 +20,7 @@ from datetime import datetime
 from kiln.core.clock import VirtualClock
 from kiln.db import engine as dbe
 from kiln.db import engines as edb
+from kiln.db import repair
 from kiln.db import tasks as tdb
 from kiln.db import traversals as trdb
 from kiln.db.stacks import StackStatus, update_stack_status
@@ -106,11 +107,14 @@ class Worker:
 
 
 def sweep_once(deps: EngineDeps) -> None:
-    """Hand expired leases back, and fail traversals past their deadline."""
+    """Hand expired leases back, repair lost traversals, fail overdue ones."""
     now = deps.clock.now()
     with dbe.write(deps.db) as conn:
         reclaimed = tdb.reclaim_expired(conn, now=now)
         overdue = trdb.list_overdue(conn, now=now)
+        for lost in repair.lost_traversals(conn):
+            ready = repair.repair_traversal(conn, lost, now=now)
+            log.warning("sweeper: traversal %s was lost; %d tasks made ready", lost, len(ready))
     if reclaimed:
         log.info("sweeper: %d expired task leases handed back", reclaimed)
     for traversal in overdue:

@@ -181,4 +181,5 @@ ACTION_STEPS = {
     "SUSPEND": (add_action_nodes, add_reverse_action_edges),
     "RESUME": (add_action_nodes, add_action_edges),
     "CHECK": (add_action_nodes, add_action_edges),
+    "SNAPSHOT": (add_action_nodes, add_action_edges),
 }

@@ -26,6 +26,7 @@ from kiln.core.errors import (
 from kiln.db import engine as dbe
 from kiln.db import events as evdb
 from kiln.db import resources as rdb
+from kiln.db import snapshots as sndb
 from kiln.db import stacks as sdb
 from kiln.db import templates as tdb
 from kiln.db import traversals as trdb
@@ -177,7 +178,9 @@ class StackService:
         return stack_id
 
     # -- update -------------------------------------------------------------------------------
-    def update_stack(self, caller: Caller, stack_id: str, request: StackRequest) -> None:
+    def update_stack(
+        self, caller: Caller, stack_id: str, request: StackRequest, *, action: str = "UPDATE"
+    ) -> None:
         """Validate and start converging an existing stack to a new template.
 
         A PATCH (``existing``) starts from the stored template, environment and
@@ -232,7 +235,7 @@ class StackService:
                 conn,
                 stack.id,
                 stack.current_traversal_id,
-                "UPDATE",
+                action,
                 template_id,
                 plan,
                 now,
@@ -300,8 +303,13 @@ class StackService:
         return preview_update(self, caller, stack_id, request)
 
     # -- suspend, resume, check --------------------------------------------------------------
-    def stack_action(self, caller: Caller, stack_id: str, action: str) -> None:
-        """Start SUSPEND (dependents first), RESUME or CHECK (dependencies first)."""
+    def stack_action(
+        self, caller: Caller, stack_id: str, action: str, *, snapshot_name: str | None = None
+    ) -> str | None:
+        """Start SUSPEND (dependents first), RESUME, CHECK or SNAPSHOT (dependencies first).
+
+        A SNAPSHOT returns the id of the snapshot it fills when it completes.
+        """
         if action not in ACTION_STEPS:
             raise NotSupported(f"Stack action {action} is not supported")
         with dbe.read(self.deps.db) as conn:
@@ -318,6 +326,12 @@ class StackService:
                 stack.id, stack.root_id, compiled.definition, stack.raw_template_id, stored
             )
             plan = build_plan(given, ACTION_STEPS[action])
+            snapshot_id = None
+            if action == "SNAPSHOT":
+                snapshot_id = self.deps.new_id()
+                sndb.create_snapshot(
+                    conn, snapshot_id=snapshot_id, stack_id=stack.id, name=snapshot_name, now=now
+                )
             self._start(
                 conn,
                 stack.id,
@@ -330,6 +344,50 @@ class StackService:
                 False,
             )
         self.wake()
+        return snapshot_id
+
+    # -- snapshots -------------------------------------------------------------------------------
+    def snapshot_stack(self, caller: Caller, stack_id: str, name: str | None = None) -> str:
+        """Start a snapshot (each resource's handle_snapshot); returns the snapshot id."""
+        snapshot_id = self.stack_action(caller, stack_id, "SNAPSHOT", snapshot_name=name)
+        assert snapshot_id is not None
+        return snapshot_id
+
+    def get_snapshot(self, caller: Caller, stack_id: str, snapshot_id: str) -> Any:
+        with dbe.read(self.deps.db) as conn:
+            found = sndb.get_snapshot(conn, snapshot_id)
+        if found.stack_id != stack_id:
+            raise NotFound("Snapshot", snapshot_id)
+        return found
+
+    def list_snapshots(self, caller: Caller, stack_id: str) -> list[Any]:
+        with dbe.read(self.deps.db) as conn:
+            return sndb.list_snapshots(conn, stack_id)
+
+    def delete_snapshot(self, caller: Caller, stack_id: str, snapshot_id: str) -> None:
+        snapshot = self.get_snapshot(caller, stack_id, snapshot_id)
+        if snapshot.status == "IN_PROGRESS":
+            raise NotSupported("Deleting a snapshot in progress is not supported")
+        with dbe.write(self.deps.db) as conn:
+            sndb.delete_snapshot(conn, snapshot_id)
+
+    def restore_snapshot(self, caller: Caller, stack_id: str, snapshot_id: str) -> None:
+        """Converge the stack back to the snapshot's template, environment and files."""
+        snapshot = self.get_snapshot(caller, stack_id, snapshot_id)
+        if snapshot.status != "COMPLETE":
+            raise NotSupported(
+                f"Snapshot {snapshot_id} is {snapshot.status}: it cannot be restored"
+            )
+        data = snapshot.data
+        stack = self.get_stack(stack_id)
+        request = StackRequest(
+            name=stack.name,
+            template=data["template"],
+            environment=data["environment"],
+            files=data["files"],
+            disable_rollback=True,
+        )
+        self.update_stack(caller, stack_id, request, action="RESTORE")
 
     # -- signals ---------------------------------------------------------------------------------
     def signal(

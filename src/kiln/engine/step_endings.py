@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 from kiln.db import engine as dbe
 from kiln.db import resources as rdb
+from kiln.db import snapshots as sndb
 from kiln.db import stacks as sdb
+from kiln.db import templates as tdb
 from kiln.db import traversals as trdb
 from kiln.db.completion import complete_task, fail_task
 from kiln.db.events import NewEvent, add_events
@@ -21,7 +24,7 @@ from kiln.db.tasks import (
     set_result_resource,
     wake_parked,
 )
-from kiln.engine.plan import CONVERGE
+from kiln.engine.plan import CONVERGE, current_rows
 from kiln.engine.resource_context import EngineResourceContext
 from kiln.engine.step_base import (  # noqa: F401
     AFTER_OUTCOME,
@@ -49,6 +52,8 @@ class StepEndings(StepBase):
         action = traversal.action
         if action == "DELETE":
             sdb.soft_delete_stack(conn, stack.id, now=now)
+        if action == "SNAPSHOT":
+            self._fill_snapshots(conn, stack, now)
         add_events(
             conn,
             [
@@ -65,6 +70,39 @@ class StepEndings(StepBase):
             ],
             now=now,
         )
+
+    def _fill_snapshots(self, conn: Any, stack: sdb.Stack, now: Any) -> None:
+        """The stack's snapshots in progress get their data: template, environment,
+        files, and each resource's physical id and private data (what handle_snapshot
+        recorded, backup ids for instance)."""
+        raw = tdb.get_raw_template(conn, stack.raw_template_id)
+        rows = current_rows(rdb.list_resources(conn, stack.id))
+        data = {
+            "template": raw.template,
+            "environment": raw.environment,
+            "files": raw.files,
+            "resources": {
+                name: {
+                    "type": row.type,
+                    "resource_id": row.physical_id,
+                    "resource_data": {
+                        k: json.loads(v.value)
+                        for k, v in rdb.get_resource_data(conn, row.id).items()
+                    },
+                }
+                for name, row in rows.items()
+            },
+        }
+        for snapshot in sndb.list_snapshots(conn, stack.id):
+            if snapshot.status == "IN_PROGRESS":
+                sndb.update_snapshot(
+                    conn,
+                    snapshot.id,
+                    now=now,
+                    status="COMPLETE",
+                    data=data,
+                    status_reason="Stack SNAPSHOT completed successfully",
+                )
 
     def _fail(
         self,

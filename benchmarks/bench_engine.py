@@ -92,7 +92,7 @@ def make_bench(directory: pathlib.Path, threads: int) -> Bench:
         engine_id=f"bench-{uuid.uuid4()}",
     )
     notifier = Notifier()
-    runtime = EngineRuntime(deps, threads=threads, notifier=notifier, idle_poll=0.05)
+    runtime = EngineRuntime(deps, threads=threads, notifier=notifier)
     service = StackService(deps, wake=notifier.notify)
     runtime.start()
     return Bench(service, runtime, deps)

@@ -71,11 +71,12 @@ class Worker:
     def step_once(self) -> int:
         """Claim a batch and run one step of each; returns how many ran."""
         tasks = self.claim()
-        woke = False
+        ready = 0
         for task in tasks:
-            if self.runner.run(task):
-                woke = True
-        if woke:
+            ready += len(self.runner.run(task))
+        # This worker claims again at once; wake the others only when there is
+        # more than it takes (waking them for one task only makes them contend).
+        if ready > self.batch:
             self.notifier.notify()
         return len(tasks)
 
@@ -185,7 +186,19 @@ class EngineRuntime:
                 log.exception("engine step failed")
                 ran = 0
             if ran == 0:
-                self.notifier.wait(self.idle_poll)
+                self.notifier.wait(self._idle_wait(worker))
+
+    def _idle_wait(self, worker: Worker) -> float:
+        """Sleep until the next poll is due, at most ``idle_poll`` (the bus is only a hint)."""
+        try:
+            due = worker.next_wake()
+        except Exception:
+            log.exception("could not read the next wake-up time")
+            return self.idle_poll
+        if due is None:
+            return self.idle_poll
+        wait = (due - self.deps.clock.now()).total_seconds()
+        return min(max(wait, 0.0), self.idle_poll)
 
     def _heartbeat(self) -> None:
         while not self._stop.wait(self.heartbeat_interval):

@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlparse
 from urllib.request import url2pathname
 
 from kiln.core.errors import StackValidationFailed, UserError
+from kiln.schema.custom import CustomConstraints
 from kiln.template.inputs import build_stack
 from kiln.template.loader import Document, load_environment, load_template
 from kiln.template.stack import StackDefinition
@@ -175,6 +176,14 @@ def load_local_stack(
     local = read_local_input(template_path, environment_paths)
     options.setdefault("check_values", True)
     options.setdefault("allow_missing", True)
+    if "types" not in options:
+        from kiln.cli.resource_types import command_line_types
+
+        registry = command_line_types()
+        options["types"] = registry
+        options.setdefault(
+            "custom", registry.registry.custom_constraints(CustomConstraints.offline())
+        )
     return build_stack(
         local.template,
         environment_files=local.environments,

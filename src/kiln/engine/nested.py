@@ -29,8 +29,8 @@ from kiln.db.errors import NotFound
 from kiln.engine.plan import current_rows
 from kiln.engine.resource_context import EngineResourceContext
 from kiln.plugin.names import short_id
-from kiln.plugin.nested import ChildState, NestedStacks
-from kiln.plugin.resource import Cookie, Resource, ResourceFailure
+from kiln.plugin.nested import ChildState, NestedStacks, wait_for_child
+from kiln.plugin.resource import Cookie, Resource
 
 if TYPE_CHECKING:
     from kiln.db.stacks import Stack
@@ -213,25 +213,6 @@ class ProviderSpec:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _waiting_for(stacks: NestedStacks, cookie: Cookie, action: str) -> bool:
-    """Poll a child stack: True when done, False while in progress, raise on failure."""
-    stack_id = cookie.get("stack") if isinstance(cookie, dict) else None
-    if not stack_id:
-        return True
-    state = stacks.state(stack_id)
-    if state is None:
-        if action == "DELETE":
-            return True
-        raise ResourceFailure(f"The nested stack {stack_id} is gone")
-    if state.in_progress:
-        return False
-    if state.status == "COMPLETE" and state.action == action:
-        return True
-    if state.status == "COMPLETE":
-        return False  # the requested action has not started yet
-    raise ResourceFailure(f"Nested stack {action} failed: {state.reason}")
-
-
 class TemplateResource(Resource):
     """A resource implemented by a provider template (a nested stack)."""
 
@@ -257,7 +238,7 @@ class TemplateResource(Resource):
         return {"stack": stack_id}
 
     def check_create_complete(self, cookie: Cookie) -> bool:
-        return _waiting_for(self._stacks(), cookie, "CREATE")
+        return wait_for_child(self._stacks(), cookie, "CREATE")
 
     def handle_update(
         self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]
@@ -276,7 +257,7 @@ class TemplateResource(Resource):
         return {"stack": stack_id}
 
     def check_update_complete(self, cookie: Cookie) -> bool:
-        return _waiting_for(self._stacks(), cookie, "UPDATE")
+        return wait_for_child(self._stacks(), cookie, "UPDATE")
 
     def handle_delete(self) -> Cookie:
         stack_id = self.ctx.physical_id
@@ -286,7 +267,7 @@ class TemplateResource(Resource):
         return {"stack": stack_id}
 
     def check_delete_complete(self, cookie: Cookie) -> bool:
-        return _waiting_for(self._stacks(), cookie, "DELETE")
+        return wait_for_child(self._stacks(), cookie, "DELETE")
 
     def poll_after(self, cookie: Cookie) -> float | None:
         return None

@@ -1,4 +1,5 @@
-"""How a step ends: completion bookkeeping, failure, cancel, parking, abandoning."""
+"""How a step ends: completion bookkeeping, failure, cancel, parking, abandoning,
+and pausing at a breakpoint hook."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from kiln.db.tasks import (
     record_progress,
     requeue_task,
     set_result_resource,
+    wait_task,
     wake_parked,
 )
 from kiln.engine.plan import CONVERGE, current_rows
@@ -29,6 +31,7 @@ from kiln.engine.resource_context import EngineResourceContext
 from kiln.engine.step_base import (  # noqa: F401
     AFTER_OUTCOME,
     BEFORE_OUTCOME,
+    HOOK,
     REQUESTED,
     StepBase,
     _Loaded,
@@ -248,3 +251,31 @@ class StepEndings(StepBase):
         with dbe.write(self.deps.db) as conn:
             ld.own(conn, now)
             record_progress(conn, ld.task.lease, now=now, phase=REQUESTED, cookie=cookie)
+
+    # -- hooks -----------------------------------------------------------------------------------
+    _HOOK_ACTIONS = {"pre-create": "CREATE", "pre-update": "UPDATE", "pre-delete": "DELETE"}
+
+    def _hook_pending(self, ld: _Loaded, hook: str, cleared: str | None) -> bool:
+        """Whether ``hook`` is set on the resource for this stack action and not cleared."""
+        if hook == cleared or ld.traversal.action != self._HOOK_ACTIONS[hook]:
+            return False
+        registry = ld.compiled.definition.environment.registry
+        return hook in registry.hooks_for(ld.task.resource_name)
+
+    def _pause_for_hook(self, ld: _Loaded, hook: str, action: str) -> list[str]:
+        """Wait until the hook is cleared (a signal with ``unset_hook``)."""
+        now = self.deps.clock.now()
+        reason = f"{action} paused until Hook {hook} is cleared"
+        with dbe.write(self.deps.db) as conn:
+            add_events(
+                conn, [self._event(ld, ld.row, action, "IN_PROGRESS", reason, None)], now=now
+            )
+            wait_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                state="WAITING_HOOK",
+                phase=HOOK,
+                cookie={"hook": hook},
+            )
+        return []

@@ -50,7 +50,6 @@ from kiln.db.tasks import (
     record_progress,
     requeue_task,
     set_result_resource,
-    wait_task,
     wake_parked,
 )
 from kiln.engine.compiled import RowState
@@ -136,34 +135,6 @@ class StepRunner(StepEndings):
         if task.kind == ACTION:
             return self._act(loaded)
         return self._cleanup(loaded)
-
-    # -- hooks -----------------------------------------------------------------------------------
-    _HOOK_ACTIONS = {"pre-create": "CREATE", "pre-update": "UPDATE", "pre-delete": "DELETE"}
-
-    def _hook_pending(self, ld: _Loaded, hook: str, cleared: str | None) -> bool:
-        """Whether ``hook`` is set on the resource for this stack action and not cleared."""
-        if hook == cleared or ld.traversal.action != self._HOOK_ACTIONS[hook]:
-            return False
-        registry = ld.compiled.definition.environment.registry
-        return hook in registry.hooks_for(ld.task.resource_name)
-
-    def _pause_for_hook(self, ld: _Loaded, hook: str, action: str) -> list[str]:
-        """Wait until the hook is cleared (a signal with ``unset_hook``)."""
-        now = self.deps.clock.now()
-        reason = f"{action} paused until Hook {hook} is cleared"
-        with dbe.write(self.deps.db) as conn:
-            add_events(
-                conn, [self._event(ld, ld.row, action, "IN_PROGRESS", reason, None)], now=now
-            )
-            wait_task(
-                conn,
-                ld.task.lease,
-                now=now,
-                state="WAITING_HOOK",
-                phase=HOOK,
-                cookie={"hook": hook},
-            )
-        return []
 
     # -- suspend, resume, check ----------------------------------------------------------------
     def _act(self, ld: _Loaded) -> list[str]:

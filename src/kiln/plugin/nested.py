@@ -91,3 +91,26 @@ class NestedStacks(Protocol):
     def parent_files(self) -> dict[str, Any]:
         """The parent stack's ``files`` map, which a child shares."""
         ...
+
+
+def wait_for_child(stacks: NestedStacks, cookie: Any, action: str) -> bool:
+    """Poll a child: True once ``action`` completed, False while it runs; raise if it failed.
+
+    ``cookie`` is the owning resource's cookie, ``{"stack": <child id>}``.
+    """
+    from kiln.plugin.resource import ResourceFailure
+
+    stack_id = cookie.get("stack") if isinstance(cookie, Mapping) else None
+    if not stack_id:
+        return True
+    state = stacks.state(stack_id)
+    if state is None:
+        if action == "DELETE":
+            return True
+        raise ResourceFailure(f"The nested stack {stack_id} is gone")
+    if state.in_progress:
+        return False
+    if state.status == "COMPLETE":
+        # Another action's completion: the requested one has not started yet.
+        return state.action == action
+    raise ResourceFailure(f"Nested stack {action} failed: {state.reason}")

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kiln.core.errors import raise_all
-from kiln.plugin import Resource, ResourceFailure
-from kiln.plugin.nested import NestedStacks
+from kiln.plugin import Resource
+from kiln.plugin.nested import NestedStacks, wait_for_child
 from kiln.plugin.resource import Cookie
 
 #: the oldest HOT version with the all-attributes form ``get_attr: [member]``
@@ -32,24 +32,6 @@ CHILD_VERSION = "2015-10-15"
 REFS_MAP = "refs_map"
 ATTRIBUTES = "attributes"
 RESOURCE_PREFIX = "resource."
-
-
-def wait_for_child(stacks: NestedStacks, cookie: Cookie, action: str) -> bool:
-    """Poll a child: True once ``action`` completed, False while it runs; raise if it failed."""
-    stack_id = cookie.get("stack") if isinstance(cookie, Mapping) else None
-    if not stack_id:
-        return True
-    state = stacks.state(stack_id)
-    if state is None:
-        if action == "DELETE":
-            return True
-        raise ResourceFailure(f"The nested stack {stack_id} is gone")
-    if state.in_progress:
-        return False
-    if state.status == "COMPLETE":
-        # Another action's completion: the requested one has not started yet.
-        return state.action == action
-    raise ResourceFailure(f"Nested stack {action} failed: {state.reason}")
 
 
 class ChildStackResource(Resource):

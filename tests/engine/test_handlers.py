@@ -7,6 +7,7 @@ import pathlib
 import pytest
 from engine_support import make_harness
 
+from kiln.core.errors import NotSupported
 from kiln.db.errors import NotFound
 from kiln.engine.handlers import EngineHandlers
 from kiln.rpc import messages as m
@@ -47,3 +48,34 @@ def test_messages_drive_a_stack_and_projects_are_isolated(tmp_path: pathlib.Path
     rpc.call(m.DeleteStack(ALICE, created.stack_id))
     h.run()
     assert rpc.call(m.ListStacks(ALICE)).stacks == ()
+
+
+def test_operations_over_messages(tmp_path: pathlib.Path) -> None:
+    h = make_harness(tmp_path)
+    rpc = InProcessTransport(EngineHandlers(h.service).table())
+    sid = rpc.call(m.CreateStack(ALICE, "web", m.StackInput(TEMPLATE))).stack_id
+    h.run()
+    preview = rpc.call(m.PreviewUpdate(ALICE, sid, m.StackInput(TEMPLATE)))
+    assert preview.unchanged == ("v",) and preview.added == ()
+    created = rpc.call(m.PreviewCreate(ALICE, "new", m.StackInput(TEMPLATE)))
+    assert [r["name"] for r in created.resources] == ["v"]
+    rpc.call(m.StackAction(ALICE, sid, "check"))
+    h.run()
+    assert rpc.call(m.ShowStack(ALICE, sid)).action == "CHECK"
+    snap = rpc.call(m.CreateSnapshot(ALICE, sid, "s1"))
+    h.run()
+    listed = rpc.call(m.ListSnapshots(ALICE, sid)).snapshots
+    assert [(s.id, s.status) for s in listed] == [(snap.id, "COMPLETE")]
+    rpc.call(m.SnapshotRef(ALICE, sid, snap.id, op="restore"))
+    h.run()
+    assert rpc.call(m.ShowStack(ALICE, sid)).action == "RESTORE"
+    with pytest.raises(NotSupported):
+        rpc.call(m.StackAction(ALICE, sid, "cancel_update"))
+    exported = rpc.call(m.AbandonStack(ALICE, sid, keep=True)).data
+    assert exported["name"] == "web"
+    with pytest.raises(NotFound):
+        rpc.call(m.CreateSnapshot(BOB, sid))
+    data = rpc.call(m.AbandonStack(ALICE, sid)).data
+    again = rpc.call(m.AdoptStack(ALICE, "web2", data))
+    h.run()
+    assert rpc.call(m.ShowStack(ALICE, again.stack_id)).status == "COMPLETE"

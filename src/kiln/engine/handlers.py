@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kiln.core.errors import NotSupported
 from kiln.db import engine as dbe
 from kiln.db import stacks as sdb
 from kiln.db.errors import NotFound
@@ -69,6 +70,16 @@ class EngineHandlers:
             m.ListStacks: self.list,
             m.ListResources: self.resources,
             m.ListEvents: self.events,
+            m.PreviewCreate: self.preview_create,
+            m.PreviewUpdate: self.preview_update,
+            m.StackAction: self.action,
+            m.SignalResource: self.signal,
+            m.MarkUnhealthy: self.mark_unhealthy,
+            m.CreateSnapshot: self.create_snapshot,
+            m.SnapshotRef: self.snapshot,
+            m.ListSnapshots: self.list_snapshots,
+            m.AbandonStack: self.abandon,
+            m.AdoptStack: self.adopt,
         }
 
     def _own_stack(self, ctx: m.Context, stack_id: str) -> sdb.Stack:
@@ -156,3 +167,93 @@ class EngineHandlers:
                 for e in found
             )
         )
+
+    def preview_create(self, msg: m.PreviewCreate) -> m.CreatePreview:
+        request = StackRequest(
+            name=msg.name,
+            template=msg.input.template,
+            environment=msg.input.environment,
+            environment_files=msg.input.environment_files,
+            files=msg.input.files,
+            parameters=msg.input.parameters,
+        )
+        return m.CreatePreview(tuple(self.service.preview_create(_caller(msg.context), request)))
+
+    def preview_update(self, msg: m.PreviewUpdate) -> m.UpdatePreview:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        request = StackRequest(
+            name=stack.name,
+            template=msg.input.template,
+            environment=msg.input.environment,
+            environment_files=msg.input.environment_files,
+            files=msg.input.files,
+            parameters=msg.input.parameters,
+            existing=msg.existing,
+            clear_parameters=msg.clear_parameters,
+        )
+        found = self.service.preview_update(_caller(msg.context), stack.id, request).as_dict()
+        return m.UpdatePreview(**{k: tuple(v) for k, v in found.items()})
+
+    def action(self, msg: m.StackAction) -> m.Accepted:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        caller = _caller(msg.context)
+        if msg.action in ("cancel_update", "cancel_without_rollback"):
+            if not self.service.cancel_update(
+                caller, stack.id, rollback=msg.action == "cancel_update"
+            ):
+                raise NotSupported(f"Cancelling update when stack is {stack.action}_{stack.status}")
+        else:
+            self.service.stack_action(caller, stack.id, msg.action.upper())
+        return m.Accepted(stack.id)
+
+    def signal(self, msg: m.SignalResource) -> m.Accepted:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        self.service.signal(_caller(msg.context), stack.id, msg.resource_name, msg.details)
+        return m.Accepted(stack.id)
+
+    def mark_unhealthy(self, msg: m.MarkUnhealthy) -> m.Accepted:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        self.service.mark_unhealthy(
+            _caller(msg.context), stack.id, msg.resource_name, msg.mark_unhealthy, msg.reason
+        )
+        return m.Accepted(stack.id)
+
+    def create_snapshot(self, msg: m.CreateSnapshot) -> m.SnapshotView:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        snapshot_id = self.service.snapshot_stack(_caller(msg.context), stack.id, msg.name)
+        return _snapshot(self.service.get_snapshot(_caller(msg.context), stack.id, snapshot_id))
+
+    def snapshot(self, msg: m.SnapshotRef) -> m.SnapshotView | m.Accepted:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        caller = _caller(msg.context)
+        if msg.op == "delete":
+            self.service.delete_snapshot(caller, stack.id, msg.snapshot_id)
+            return m.Accepted(stack.id)
+        if msg.op == "restore":
+            self.service.restore_snapshot(caller, stack.id, msg.snapshot_id)
+            return m.Accepted(stack.id)
+        return _snapshot(self.service.get_snapshot(caller, stack.id, msg.snapshot_id))
+
+    def list_snapshots(self, msg: m.ListSnapshots) -> m.SnapshotList:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        found = self.service.list_snapshots(_caller(msg.context), stack.id)
+        return m.SnapshotList(tuple(_snapshot(s) for s in found))
+
+    def abandon(self, msg: m.AbandonStack) -> m.StackData:
+        stack = self._own_stack(msg.context, msg.stack_id)
+        caller = _caller(msg.context)
+        if msg.keep:
+            return m.StackData(self.service.export_stack(caller, stack.id))
+        return m.StackData(self.service.abandon_stack(caller, stack.id))
+
+    def adopt(self, msg: m.AdoptStack) -> m.StackCreated:
+        stack_id = self.service.adopt_stack(
+            _caller(msg.context), msg.name, msg.adopt_data, msg.parameters
+        )
+        return m.StackCreated(stack_id, msg.name)
+
+
+def _snapshot(found: Any) -> m.SnapshotView:
+    return m.SnapshotView(
+        found.id, found.name, found.status, found.status_reason, found.data, found.created_at
+    )

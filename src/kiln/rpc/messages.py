@@ -165,3 +165,123 @@ class ResourceList:
 @dataclass(frozen=True)
 class EventList:
     events: Sequence[EventView]
+
+
+# -- more requests ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PreviewCreate:
+    context: Context
+    name: str
+    input: StackInput
+
+
+@dataclass(frozen=True)
+class PreviewUpdate:
+    context: Context
+    stack_id: str
+    input: StackInput
+    existing: bool = False
+    clear_parameters: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class StackAction:
+    """suspend, resume, check, cancel_update or cancel_without_rollback."""
+
+    context: Context
+    stack_id: str
+    action: str
+
+
+@dataclass(frozen=True)
+class SignalResource:
+    context: Context
+    stack_id: str
+    resource_name: str
+    details: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class MarkUnhealthy:
+    context: Context
+    stack_id: str
+    resource_name: str
+    mark_unhealthy: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class CreateSnapshot:
+    context: Context
+    stack_id: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class SnapshotRef:
+    """show, delete or restore one snapshot (``op``)."""
+
+    context: Context
+    stack_id: str
+    snapshot_id: str
+    op: str = "show"
+
+
+@dataclass(frozen=True)
+class ListSnapshots:
+    context: Context
+    stack_id: str
+
+
+@dataclass(frozen=True)
+class AbandonStack:
+    """Abandon (forget the stack) or, with ``keep``, export only."""
+
+    context: Context
+    stack_id: str
+    keep: bool = False
+
+
+@dataclass(frozen=True)
+class AdoptStack:
+    context: Context
+    name: str
+    adopt_data: Any
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+
+
+# -- more replies -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class UpdatePreview:
+    added: Sequence[str]
+    deleted: Sequence[str]
+    replaced: Sequence[str]
+    updated: Sequence[str]
+    unchanged: Sequence[str]
+
+
+@dataclass(frozen=True)
+class CreatePreview:
+    resources: Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class SnapshotView:
+    id: str
+    name: str | None
+    status: str
+    status_reason: str
+    data: Any
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class SnapshotList:
+    snapshots: Sequence[SnapshotView]
+
+
+@dataclass(frozen=True)
+class StackData:
+    """Abandon or export data (heat-api.md 3.10)."""
+
+    data: Mapping[str, Any]

@@ -78,3 +78,18 @@ def test_bad_hook_signals(h: Harness) -> None:
         InvalidBreakPointHook, match='The "pre-update" hook is not defined on first'
     ):
         h.service.signal(CALLER, sid, "first", {"unset_hook": "pre-update"})
+
+
+def test_post_create_holds_dependents_until_cleared(h: Harness) -> None:
+    sid = h.create(TEMPLATE, environment=env("post-create"))
+    h.run()
+    assert h.service.get_stack(sid).status == "IN_PROGRESS"
+    rows = {r.name: r for r in h.service.resources(sid)}
+    assert (rows["first"].action, rows["first"].status) == ("CREATE", "COMPLETE")
+    assert rows["second"].action == "INIT"  # waits for first's hook
+    reasons = [e.status_reason for e in h.service.events(sid) if e.resource_name == "first"]
+    assert reasons[-1] == "CREATE paused until Hook post-create is cleared"
+    h.service.signal(CALLER, sid, "first", {"unset_hook": "post-create"})
+    h.run()
+    assert h.service.get_stack(sid).status == "COMPLETE"
+    assert {r.action for r in h.service.resources(sid)} == {"CREATE"}

@@ -52,7 +52,8 @@ log = logging.getLogger(__name__)
 
 REQUESTED = "REQUESTED"
 POLLING = "POLLING"
-HOOK = "HOOK"  # a task paused at a hook: nothing in flight
+HOOK = "HOOK"  # a task paused at a pre-* hook: nothing in flight
+HOOK_AFTER = "HOOK_AFTER"  # paused at a post-* hook: its action is done and recorded
 
 START = "start"
 BEFORE_HANDLE = "before_handle"

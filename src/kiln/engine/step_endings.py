@@ -253,11 +253,17 @@ class StepEndings(StepBase):
             record_progress(conn, ld.task.lease, now=now, phase=REQUESTED, cookie=cookie)
 
     # -- hooks -----------------------------------------------------------------------------------
-    _HOOK_ACTIONS = {"pre-create": "CREATE", "pre-update": "UPDATE", "pre-delete": "DELETE"}
+    _HOOK_ACTIONS = {
+        "pre-create": "CREATE",
+        "pre-update": "UPDATE",
+        "pre-delete": "DELETE",
+        "post-create": "CREATE",
+        "post-update": "UPDATE",
+    }
 
     def _hook_pending(self, ld: _Loaded, hook: str, cleared: str | None) -> bool:
         """Whether ``hook`` is set on the resource for this stack action and not cleared."""
-        if hook == cleared or ld.traversal.action != self._HOOK_ACTIONS[hook]:
+        if hook == cleared or ld.traversal.action != self._HOOK_ACTIONS.get(hook):
             return False
         registry = ld.compiled.definition.environment.registry
         return hook in registry.hooks_for(ld.task.resource_name)

@@ -50,6 +50,7 @@ from kiln.db.tasks import (
     record_progress,
     requeue_task,
     set_result_resource,
+    wait_task,
     wake_parked,
 )
 from kiln.engine.compiled import RowState
@@ -63,6 +64,7 @@ from kiln.engine.step_base import (
     BEFORE_OUTCOME,
     FAULT_POINTS,
     HOOK,
+    HOOK_AFTER,
     POLLING,
     REQUESTED,
     START,
@@ -159,6 +161,9 @@ class StepRunner(StepEndings):
 
     # -- converge ---------------------------------------------------------------------------
     def _converge(self, ld: _Loaded) -> list[str]:
+        if ld.task.phase == HOOK_AFTER:  # the action finished before its post-* hook
+            ld.owned = False
+            return self._complete(ld, ld.row, None, None, requires_only=True)
         name = ld.task.resource_name
         definition = ld.compiled.definition.resources[name]
         plugin_cls = self._plugin_for(ld.compiled, name, definition.type)
@@ -445,6 +450,9 @@ class StepRunner(StepEndings):
             if started:
                 events.append(self._event(ld, row, action, "IN_PROGRESS", "state changed", ctx))
             events.append(self._event(ld, row, action, "COMPLETE", "state changed", ctx))
+        post_hook = f"post-{action.lower()}"
+        if not requires_only and self._hook_pending(ld, post_hook, None):
+            return self._pause_after(ld, row, ctx, change, events, post_hook, action)
         self._fault(BEFORE_OUTCOME, ld.task)
         with dbe.write(self.deps.db) as conn:
             if ctx is not None:
@@ -467,6 +475,47 @@ class StepRunner(StepEndings):
                 wake_parked(conn, stack_id=ld.stack.id, resource_id=row.id, now=now)
             self._after_completion(conn, ld, done.traversal_completed)
         return list(done.ready)
+
+    def _pause_after(
+        self,
+        ld: _Loaded,
+        row: Row,
+        ctx: EngineResourceContext | None,
+        change: ResourceChange,
+        events: list[NewEvent],
+        hook: str,
+        action: str,
+    ) -> list[str]:
+        """A post-* hook: record the finished action, then wait before propagating."""
+        now = self.deps.clock.now()
+        reason = f"{action} paused until Hook {hook} is cleared"
+        with dbe.write(self.deps.db) as conn:
+            ld.own(conn, now)
+            if ctx is not None:
+                self._write_context(conn, ld, ctx, physical=False)
+            rdb.write_owned_resource(
+                conn,
+                row.id,
+                change,
+                traversal_id=ld.task.traversal_id,
+                epoch=ld.task.lease_epoch,
+                now=now,
+                release=True,
+            )
+            if row.replaces is not None and action == "CREATE":
+                rdb.mark_replaced(conn, row.replaces, row.id, now=now)
+            add_events(
+                conn, [*events, self._event(ld, row, action, "COMPLETE", reason, ctx)], now=now
+            )
+            wait_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                state="WAITING_HOOK",
+                phase=HOOK_AFTER,
+                cookie={"hook": hook},
+            )
+        return []
 
     # -- cleanup ----------------------------------------------------------------------------
     def _cleanup(self, ld: _Loaded) -> list[str]:

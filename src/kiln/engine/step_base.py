@@ -81,6 +81,8 @@ class EngineDeps:
     cache: CompiledCache | None = None
     #: test hook called at each named step boundary (FAULT_POINTS); None in production
     fault_point: Callable[[str, NodeTask], None] | None = None
+    #: Heat's max_events_per_stack: older events are pruned when a stack action ends
+    max_events_per_stack: int = 1000
     #: wakes idle workers when a step starts new work (a child stack); set by the runtime
     wake: Callable[[], None] = field(default=lambda: None)
 
@@ -93,6 +95,14 @@ class EngineDeps:
 def poll_delay(polls: int) -> float:
     """Seconds before the next poll: quick at first, then backing off to 2 s."""
     return float(min(0.1 * (1.5**polls), 2.0))
+
+
+class LeaseTooShort(BaseException):
+    """Too little of the task's lease is left to start a cloud call safely (self-fencing).
+
+    A BaseException: the handlers that turn a plugin's exceptions into resource
+    failures must let it through.
+    """
 
 
 class ResourceBusy(Exception):
@@ -151,6 +161,17 @@ class StepBase:
     def _run(self, task: NodeTask) -> list[str]:
         """One step of ``task`` (the step runner implements it)."""
         raise NotImplementedError
+
+    def _check_lease(self, task: NodeTask) -> None:
+        """Self-fencing: never start a cloud call with less than a third of the lease left.
+
+        Database writes are fenced by the lease epoch, but a cloud call is not: an
+        engine that lost its lease (a long pause) must not begin one that another
+        engine may begin too.
+        """
+        expires = task.lease_expires_at
+        if expires is not None and expires - self.deps.clock.now() < self.deps.lease / 3:
+            raise LeaseTooShort(task.node_key)
 
     def _fault(self, point: str, task: NodeTask) -> None:
         if self.deps.fault_point is not None:

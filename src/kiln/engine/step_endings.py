@@ -8,6 +8,7 @@ import logging
 from typing import Any
 
 from kiln.db import engine as dbe
+from kiln.db import events as evdb
 from kiln.db import resources as rdb
 from kiln.db import snapshots as sndb
 from kiln.db import stacks as sdb
@@ -73,6 +74,7 @@ class StepEndings(StepBase):
             ],
             now=now,
         )
+        evdb.prune_events(conn, stack.id, keep=self.deps.max_events_per_stack)
 
     def _fill_snapshots(self, conn: Any, stack: sdb.Stack, now: Any) -> None:
         """The stack's snapshots in progress get their data: template, environment,

@@ -69,6 +69,7 @@ from kiln.engine.step_base import (
     REQUESTED,
     START,
     EngineDeps,
+    LeaseTooShort,
     ResourceBusy,
     _can_find_existing,
     _intent,
@@ -114,6 +115,12 @@ class StepRunner(StepEndings):
             log.info(
                 "task %s/%s was taken over; dropping this step", task.traversal_id, task.node_key
             )
+            return []
+        except LeaseTooShort:
+            # Give the task back at once: the next claim comes with a fresh lease.
+            now = self.deps.clock.now()
+            with dbe.write(self.deps.db) as conn:
+                requeue_task(conn, task.lease, now=now, not_before=now)
             return []
         except ResourceBusy:
             now = self.deps.clock.now()
@@ -368,9 +375,11 @@ class StepRunner(StepEndings):
         if action == "UPDATE":
             changed = {k: v for k, v in props.items() if ld.row.properties.get(k) != v}
             changed.update({k: None for k in ld.row.properties if k not in props})
+            self._check_lease(ld.task)
             self._fault(BEFORE_HANDLE, ld.task)
             plugin_cookie = plugin.handle_update(props, changed)
         else:
+            self._check_lease(ld.task)
             self._fault(BEFORE_HANDLE, ld.task)
             plugin_cookie = getattr(plugin, f"handle_{action.lower()}")()
         self._fault(AFTER_HANDLE, ld.task)
@@ -556,6 +565,7 @@ class StepRunner(StepEndings):
                         ctx.set_physical_id(found)
                 if ld.task.phase is None and _overrides(plugin_cls, "handle_delete"):
                     self._record_intent(ld, {"action": "DELETE"})
+                self._check_lease(ld.task)
                 self._fault(BEFORE_HANDLE, ld.task)
                 cookie = {"action": "DELETE", "plugin": plugin.handle_delete(), "polls": 0}
                 self._fault(AFTER_HANDLE, ld.task)

@@ -55,7 +55,7 @@ from kiln.db.tasks import (
 )
 from kiln.engine.compiled import RowState
 from kiln.engine.nested import TEMPLATE_KEY, TemplateResource
-from kiln.engine.plan import ACTION, CONVERGE, converge_key
+from kiln.engine.plan import ACTION, CONVERGE
 from kiln.engine.resource_context import EngineResourceContext
 from kiln.engine.step_base import (
     AFTER_HANDLE,
@@ -80,7 +80,7 @@ from kiln.engine.step_base import (
     _with_result,
     poll_delay,
 )
-from kiln.engine.step_endings import StepEndings
+from kiln.engine.step_cleanup import CleanupSteps
 from kiln.plugin.decisions import StoredResource, UpdateDecision, decide_resource_update
 from kiln.plugin.resource import Resource, UpdateReplace
 from kiln.template.functions.base import resolve_top
@@ -96,13 +96,7 @@ __all__ = [
 ]
 
 
-def _with_phase(task: NodeTask, phase: str | None) -> NodeTask:
-    from dataclasses import replace
-
-    return replace(task, phase=phase)
-
-
-class StepRunner(StepEndings):
+class StepRunner(CleanupSteps):
     """Runs one step of a claimed task: converge or clean up one resource."""
 
     # -- entry ------------------------------------------------------------------------
@@ -525,125 +519,3 @@ class StepRunner(StepEndings):
                 cookie={"hook": hook},
             )
         return []
-
-    # -- cleanup ----------------------------------------------------------------------------
-    def _cleanup(self, ld: _Loaded) -> list[str]:
-        row = ld.row
-        current = self._is_current(ld, row)
-        never_created = (
-            row.action == "INIT" and row.physical_id is None and row.owner_traversal_id is None
-        )
-        if current or never_created or (row.action == "DELETE" and row.status == "COMPLETE"):
-            return self._finish_cleanup(ld, row, delete_row=not current, event=False)
-        definition = ld.compiled.definition.resources.get(row.name)
-        policy = definition.deletion_policy if definition is not None else "Delete"
-        if definition is not None and definition.external_id is not None:
-            policy = "Retain"  # an adopted external resource is never deleted by the stack
-        if policy == "Retain" and ld.traversal.action in ("DELETE", "UPDATE", "ROLLBACK"):
-            return self._finish_cleanup(ld, row, delete_row=True, event=True)
-        plugin_cls = self._plugin_for(ld.compiled, row.name, row.type)
-        if plugin_cls is None:
-            return self._fail(
-                ld, row, "DELETE", f"The Resource Type ({row.type}) could not be found."
-            )
-        ctx = self._context(
-            ld, row, plugin_cls, "DELETE", self._stored_properties(plugin_cls, row), row.metadata
-        )
-        plugin = plugin_cls(ctx)
-        cookie = ld.task.cookie or {}
-        cleared = cookie.get("hook") if ld.task.phase == HOOK else None
-        if ld.task.phase in (None, HOOK) and self._hook_pending(ld, "pre-delete", cleared):
-            return self._pause_for_hook(ld, "pre-delete", "DELETE")
-        if ld.task.phase == HOOK:
-            ld.task = _with_phase(ld.task, None)
-        try:
-            if ld.task.phase in (None, REQUESTED):
-                if ctx.physical_id is None and _can_find_existing(plugin_cls):
-                    # A create may have reached the cloud without its id recorded.
-                    found = plugin.find_existing()
-                    if found is not None:
-                        ctx.set_physical_id(found)
-                if ld.task.phase is None and _overrides(plugin_cls, "handle_delete"):
-                    self._record_intent(ld, {"action": "DELETE"})
-                self._check_lease(ld.task)
-                self._fault(BEFORE_HANDLE, ld.task)
-                cookie = {"action": "DELETE", "plugin": plugin.handle_delete(), "polls": 0}
-                self._fault(AFTER_HANDLE, ld.task)
-                first = True
-            else:
-                first = False
-            if plugin.check_delete_complete(cookie.get("plugin")):
-                return self._finish_cleanup(
-                    ld, row, delete_row=True, event=True, ctx=ctx, started=first
-                )
-            polls = int(cookie.get("polls", 0)) + 1
-            cookie = {**cookie, "polls": polls}
-            hint = plugin.poll_after(cookie.get("plugin"))
-            delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
-            now = self.deps.clock.now()
-            self._fault(BEFORE_OUTCOME, ld.task)
-            with dbe.write(self.deps.db) as conn:
-                ld.own(conn, now)
-                self._write_context(conn, ld, ctx)
-                if first:
-                    add_events(
-                        conn,
-                        [self._event(ld, row, "DELETE", "IN_PROGRESS", "state changed", ctx)],
-                        now=now,
-                    )
-                requeue_task(
-                    conn,
-                    ld.task.lease,
-                    now=now,
-                    not_before=now + timedelta(seconds=delay),
-                    phase=POLLING,
-                    cookie=cookie,
-                )
-            return []
-        except Exception as err:
-            return self._fail(ld, row, "DELETE", _reason(err, row.name), ctx)
-
-    def _is_current(self, ld: _Loaded, row: Row) -> bool:
-        """A row the new template keeps (cleanup of it is a no-op)."""
-        if ld.traversal.action == "DELETE" or row.replaced_by is not None:
-            return False
-        return self._kept(ld, row)
-
-    def _kept(self, ld: _Loaded, row: Row) -> bool:
-        """Whether this traversal's converge of the name ended on this very row.
-
-        Not merely "the name is in the template": an older row of the name that
-        an unfinished replacement left unreplaced must go too.
-        """
-        key = converge_key(row.name)
-        with dbe.read(self.deps.db) as conn:
-            kept = rdb.resources_of_tasks(conn, ld.task.traversal_id, [key]).get(key)
-        return kept is not None and kept.id == row.id
-
-    def _finish_cleanup(
-        self,
-        ld: _Loaded,
-        row: Row,
-        *,
-        delete_row: bool,
-        event: bool,
-        ctx: EngineResourceContext | None = None,
-        started: bool = False,
-    ) -> list[str]:
-        now = self.deps.clock.now()
-        events = []
-        if event:
-            if started:
-                events.append(self._event(ld, row, "DELETE", "IN_PROGRESS", "state changed", ctx))
-            events.append(self._event(ld, row, "DELETE", "COMPLETE", "state changed", ctx))
-        self._fault(BEFORE_OUTCOME, ld.task)
-        with dbe.write(self.deps.db) as conn:
-            done = complete_task(
-                conn, ld.task.lease, now=now, events=events, successors=self._successors(conn, ld)
-            )
-            if delete_row:
-                rdb.delete_resource(conn, row.id)
-            if ld.finishing:
-                wake_parked(conn, stack_id=ld.stack.id, resource_id=row.id, now=now)
-            self._after_completion(conn, ld, done.traversal_completed)
-        return list(done.ready)

@@ -1,0 +1,172 @@
+"""Cleanup steps: deleting a stored row the new template does not keep.
+
+A row kept by the template (and not replaced) is a no-op; a row never created
+is just forgotten; otherwise the plugin deletes the physical resource (unless
+the deletion policy retains it), polled like every other action.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from kiln.db import engine as dbe
+from kiln.db import resources as rdb
+from kiln.db.completion import complete_task
+from kiln.db.events import add_events
+from kiln.db.resources import Resource as Row
+from kiln.db.tasks import (
+    NodeTask,
+    requeue_task,
+    wake_parked,
+)
+from kiln.engine.plan import converge_key
+from kiln.engine.resource_context import EngineResourceContext
+from kiln.engine.step_base import (
+    AFTER_HANDLE,
+    BEFORE_HANDLE,
+    BEFORE_OUTCOME,
+    HOOK,
+    POLLING,
+    REQUESTED,
+    _can_find_existing,
+    _Loaded,
+    _overrides,
+    _reason,
+    poll_delay,
+)
+from kiln.engine.step_endings import StepEndings
+
+log = logging.getLogger(__name__)
+
+
+def _with_phase(task: NodeTask, phase: str | None) -> NodeTask:
+    from dataclasses import replace
+
+    return replace(task, phase=phase)
+
+
+class CleanupSteps(StepEndings):
+    """CLEANUP nodes of a traversal."""
+
+    # -- cleanup ----------------------------------------------------------------------------
+    def _cleanup(self, ld: _Loaded) -> list[str]:
+        row = ld.row
+        current = self._is_current(ld, row)
+        never_created = (
+            row.action == "INIT" and row.physical_id is None and row.owner_traversal_id is None
+        )
+        if current or never_created or (row.action == "DELETE" and row.status == "COMPLETE"):
+            return self._finish_cleanup(ld, row, delete_row=not current, event=False)
+        definition = ld.compiled.definition.resources.get(row.name)
+        policy = definition.deletion_policy if definition is not None else "Delete"
+        if definition is not None and definition.external_id is not None:
+            policy = "Retain"  # an adopted external resource is never deleted by the stack
+        if policy == "Retain" and ld.traversal.action in ("DELETE", "UPDATE", "ROLLBACK"):
+            return self._finish_cleanup(ld, row, delete_row=True, event=True)
+        plugin_cls = self._plugin_for(ld.compiled, row.name, row.type)
+        if plugin_cls is None:
+            return self._fail(
+                ld, row, "DELETE", f"The Resource Type ({row.type}) could not be found."
+            )
+        ctx = self._context(
+            ld, row, plugin_cls, "DELETE", self._stored_properties(plugin_cls, row), row.metadata
+        )
+        plugin = plugin_cls(ctx)
+        cookie = ld.task.cookie or {}
+        cleared = cookie.get("hook") if ld.task.phase == HOOK else None
+        if ld.task.phase in (None, HOOK) and self._hook_pending(ld, "pre-delete", cleared):
+            return self._pause_for_hook(ld, "pre-delete", "DELETE")
+        if ld.task.phase == HOOK:
+            ld.task = _with_phase(ld.task, None)
+        try:
+            if ld.task.phase in (None, REQUESTED):
+                if ctx.physical_id is None and _can_find_existing(plugin_cls):
+                    # A create may have reached the cloud without its id recorded.
+                    found = plugin.find_existing()
+                    if found is not None:
+                        ctx.set_physical_id(found)
+                if ld.task.phase is None and _overrides(plugin_cls, "handle_delete"):
+                    self._record_intent(ld, {"action": "DELETE"})
+                self._check_lease(ld.task)
+                self._fault(BEFORE_HANDLE, ld.task)
+                cookie = {"action": "DELETE", "plugin": plugin.handle_delete(), "polls": 0}
+                self._fault(AFTER_HANDLE, ld.task)
+                first = True
+            else:
+                first = False
+            if plugin.check_delete_complete(cookie.get("plugin")):
+                return self._finish_cleanup(
+                    ld, row, delete_row=True, event=True, ctx=ctx, started=first
+                )
+            polls = int(cookie.get("polls", 0)) + 1
+            cookie = {**cookie, "polls": polls}
+            hint = plugin.poll_after(cookie.get("plugin"))
+            delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
+            now = self.deps.clock.now()
+            self._fault(BEFORE_OUTCOME, ld.task)
+            with dbe.write(self.deps.db) as conn:
+                ld.own(conn, now)
+                self._write_context(conn, ld, ctx)
+                if first:
+                    add_events(
+                        conn,
+                        [self._event(ld, row, "DELETE", "IN_PROGRESS", "state changed", ctx)],
+                        now=now,
+                    )
+                requeue_task(
+                    conn,
+                    ld.task.lease,
+                    now=now,
+                    not_before=now + timedelta(seconds=delay),
+                    phase=POLLING,
+                    cookie=cookie,
+                )
+            return []
+        except Exception as err:
+            return self._fail(ld, row, "DELETE", _reason(err, row.name), ctx)
+
+    def _is_current(self, ld: _Loaded, row: Row) -> bool:
+        """A row the new template keeps (cleanup of it is a no-op)."""
+        if ld.traversal.action == "DELETE" or row.replaced_by is not None:
+            return False
+        return self._kept(ld, row)
+
+    def _kept(self, ld: _Loaded, row: Row) -> bool:
+        """Whether this traversal's converge of the name ended on this very row.
+
+        Not merely "the name is in the template": an older row of the name that
+        an unfinished replacement left unreplaced must go too.
+        """
+        key = converge_key(row.name)
+        with dbe.read(self.deps.db) as conn:
+            kept = rdb.resources_of_tasks(conn, ld.task.traversal_id, [key]).get(key)
+        return kept is not None and kept.id == row.id
+
+    def _finish_cleanup(
+        self,
+        ld: _Loaded,
+        row: Row,
+        *,
+        delete_row: bool,
+        event: bool,
+        ctx: EngineResourceContext | None = None,
+        started: bool = False,
+    ) -> list[str]:
+        now = self.deps.clock.now()
+        events = []
+        if event:
+            if started:
+                events.append(self._event(ld, row, "DELETE", "IN_PROGRESS", "state changed", ctx))
+            events.append(self._event(ld, row, "DELETE", "COMPLETE", "state changed", ctx))
+        self._fault(BEFORE_OUTCOME, ld.task)
+        with dbe.write(self.deps.db) as conn:
+            done = complete_task(
+                conn, ld.task.lease, now=now, events=events, successors=self._successors(conn, ld)
+            )
+            if delete_row:
+                rdb.delete_resource(conn, row.id)
+            if ld.finishing:
+                wake_parked(conn, stack_id=ld.stack.id, resource_id=row.id, now=now)
+            self._after_completion(conn, ld, done.traversal_completed)
+        return list(done.ready)

@@ -17,6 +17,7 @@ Imports: stdlib, SQLAlchemy, ``kiln.core`` and ``kiln.db``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,11 +28,11 @@ from sqlalchemy.engine import Connection
 
 from kiln.core.errors import InternalError
 from kiln.db import tables
-from kiln.db.common import KEEP, Keep, changes, execute_fenced
+from kiln.db.common import KEEP, Keep, changes, param, set_params
 from kiln.db.events import NewEvent, add_events
-from kiln.db.resources import ResourceChange, write_owned_resource
+from kiln.db.resources import ResourceChange, update_resource_cas, write_owned_resource
 from kiln.db.stacks import StackStatus, update_stack_status
-from kiln.db.tasks import Lease, fence, fenced_out_message, readback_needed
+from kiln.db.tasks import Lease, readback_needed, update_fenced
 from kiln.db.types import UTCDateTime
 
 N = tables.node_task
@@ -49,9 +50,8 @@ class Completion:
     stack_updated: bool  # and wrote the stack's status (it was still current)
 
 
-def _time(value: datetime) -> Any:
-    # A bare datetime inside CASE would not get the column's UTC conversion.
-    return sa.literal(value, UTCDateTime())
+# A bare datetime inside CASE would not get the column's UTC conversion: type it.
+_NOW = sa.bindparam("w_now", type_=UTCDateTime())
 
 
 def _finish_task(
@@ -65,32 +65,18 @@ def _finish_task(
     result_resource_id: str | Keep | None,
     resource_version: int | None = None,
 ) -> None:
-    execute_fenced(
-        conn,
-        sa.update(N)
-        .where(fence(lease))
-        .values(
-            **changes(result_resource_id=result_resource_id),
-            state=state,
-            lease_expires_at=None,
-            updated_at=now,
-        ),
-        fenced_out_message(lease),
-    )
+    values = changes(result_resource_id=result_resource_id)
+    values.update(state=state, lease_expires_at=None, updated_at=now)
+    update_fenced(conn, lease, values)
     if resource_id is not None and resource_version is not None:
         # A task that never took ownership writes under a CAS on the version it read.
-        execute_fenced(
+        update_resource_cas(
             conn,
-            sa.update(tables.resource)
-            .where(
-                tables.resource.c.id == resource_id, tables.resource.c.version == resource_version
-            )
-            .values(
-                **(resource_change or ResourceChange()).values(),
-                updated_at=now,
-                version=tables.resource.c.version + 1,
-            ),
-            f"resource {resource_id} changed since version {resource_version}",
+            resource_id,
+            resource_change or ResourceChange(),
+            now=now,
+            expected_version=resource_version,
+            what=f"resource {resource_id} changed since version {resource_version}",
         )
     elif resource_id is not None:
         write_owned_resource(
@@ -104,43 +90,76 @@ def _finish_task(
         )
 
 
+@functools.cache
+def _decrement_stmt(returning: bool) -> Any:
+    flips = sa.and_(N.c.pending_deps == 1, N.c.state == "BLOCKED")
+    stmt = (
+        sa.update(N)
+        .where(
+            N.c.traversal_id == param(N.c.traversal_id),
+            N.c.node_key == param(N.c.node_key),
+            N.c.pending_deps > 0,
+        )
+        .ordered_values(
+            (N.c.not_before, sa.case((flips, _NOW), else_=N.c.not_before)),
+            (N.c.state, sa.case((flips, "READY"), else_=N.c.state)),
+            (N.c.pending_deps, N.c.pending_deps - 1),
+            (N.c.updated_at, param(N.c.updated_at, "v_")),
+        )
+    )
+    return stmt.returning(N.c.pending_deps, N.c.state) if returning else stmt
+
+
+_READBACK_SUCCESSORS = sa.select(N.c.node_key, N.c.pending_deps, N.c.state).where(
+    N.c.traversal_id == param(N.c.traversal_id),
+    N.c.node_key.in_(sa.bindparam("w_keys", expanding=True, type_=N.c.node_key.type)),
+)
+
+
 def _decrement_successors(
     conn: Connection, traversal_id: str, keys: list[str], now: datetime
 ) -> list[str]:
     """``pending_deps - 1`` on each successor, in the given (sorted) order; returns new READY."""
-    flips = sa.and_(N.c.pending_deps == 1, N.c.state == "BLOCKED")
     ready: list[str] = []
     readback = readback_needed(conn)
+    stmt = _decrement_stmt(not readback)
+    params = {"w_traversal_id": traversal_id, "w_now": now, "v_updated_at": now}
     for key in keys:
-        stmt = (
-            sa.update(N)
-            .where(N.c.traversal_id == traversal_id, N.c.node_key == key, N.c.pending_deps > 0)
-            .ordered_values(
-                (N.c.not_before, sa.case((flips, _time(now)), else_=N.c.not_before)),
-                (N.c.state, sa.case((flips, "READY"), else_=N.c.state)),
-                (N.c.pending_deps, N.c.pending_deps - 1),
-                (N.c.updated_at, now),
-            )
-        )
+        params["w_node_key"] = key
         if readback:
-            if conn.execute(stmt).rowcount != 1:
+            if conn.execute(stmt, params).rowcount != 1:
                 raise InternalError(
                     f"successor {key} of traversal {traversal_id} has no pending deps"
                 )
             continue
-        row = conn.execute(stmt.returning(N.c.pending_deps, N.c.state)).first()
+        row = conn.execute(stmt, params).first()
         if row is None:
             raise InternalError(f"successor {key} of traversal {traversal_id} has no pending deps")
         if row.pending_deps == 0 and row.state == "READY":
             ready.append(key)
     if readback and keys:
-        rows = conn.execute(
-            sa.select(N.c.node_key, N.c.pending_deps, N.c.state).where(
-                N.c.traversal_id == traversal_id, N.c.node_key.in_(keys)
-            )
-        )
+        rows = conn.execute(_READBACK_SUCCESSORS, {"w_traversal_id": traversal_id, "w_keys": keys})
         ready = sorted(r.node_key for r in rows if r.pending_deps == 0 and r.state == "READY")
     return ready
+
+
+_COUNT_DOWN_COLS = (TR.c.stack_id, TR.c.action, TR.c.remaining_nodes, TR.c.state)
+_READBACK_TRAVERSAL = sa.select(*_COUNT_DOWN_COLS).where(TR.c.id == param(TR.c.id))
+
+
+@functools.cache
+def _count_down_stmt(returning: bool) -> Any:
+    done = sa.and_(TR.c.remaining_nodes == 1, TR.c.state == "RUNNING")
+    stmt = (
+        sa.update(TR)
+        .where(TR.c.id == param(TR.c.id), TR.c.remaining_nodes > 0)
+        .ordered_values(
+            (TR.c.finished_at, sa.case((done, _NOW), else_=TR.c.finished_at)),
+            (TR.c.state, sa.case((done, "COMPLETE"), else_=TR.c.state)),
+            (TR.c.remaining_nodes, TR.c.remaining_nodes - 1),
+        )
+    )
+    return stmt.returning(*_COUNT_DOWN_COLS) if returning else stmt
 
 
 def _count_down(conn: Connection, traversal_id: str, now: datetime) -> Any:
@@ -148,27 +167,22 @@ def _count_down(conn: Connection, traversal_id: str, now: datetime) -> Any:
 
     Returns the traversal's stack_id, action, remaining_nodes and state.
     """
-    done = sa.and_(TR.c.remaining_nodes == 1, TR.c.state == "RUNNING")
-    stmt = (
-        sa.update(TR)
-        .where(TR.c.id == traversal_id, TR.c.remaining_nodes > 0)
-        .ordered_values(
-            (TR.c.finished_at, sa.case((done, _time(now)), else_=TR.c.finished_at)),
-            (TR.c.state, sa.case((done, "COMPLETE"), else_=TR.c.state)),
-            (TR.c.remaining_nodes, TR.c.remaining_nodes - 1),
-        )
-    )
-    cols = (TR.c.stack_id, TR.c.action, TR.c.remaining_nodes, TR.c.state)
+    params = {"w_id": traversal_id, "w_now": now}
     row: Any
     if readback_needed(conn):
         row = None
-        if conn.execute(stmt).rowcount == 1:
-            row = conn.execute(sa.select(*cols).where(TR.c.id == traversal_id)).first()
+        if conn.execute(_count_down_stmt(False), params).rowcount == 1:
+            row = conn.execute(_READBACK_TRAVERSAL, params).first()
     else:
-        row = conn.execute(stmt.returning(*cols)).first()
+        row = conn.execute(_count_down_stmt(True), params).first()
     if row is None:
         raise InternalError(f"traversal {traversal_id} has no remaining nodes to count down")
     return row
+
+
+_SUCCESSORS = sa.select(ED.c.to_node).where(
+    ED.c.traversal_id == param(ED.c.traversal_id), ED.c.from_node == param(ED.c.from_node)
+)
 
 
 def complete_task(
@@ -208,9 +222,7 @@ def complete_task(
     if successors is None:
         successors = (
             conn.execute(
-                sa.select(ED.c.to_node).where(
-                    ED.c.traversal_id == lease.traversal_id, ED.c.from_node == lease.node_key
-                )
+                _SUCCESSORS, {"w_traversal_id": lease.traversal_id, "w_from_node": lease.node_key}
             )
             .scalars()
             .all()
@@ -228,6 +240,14 @@ def complete_task(
         )
     add_events(conn, events, now=now)
     return Completion(tuple(ready), row.remaining_nodes, completed, stack_updated)
+
+
+_FAIL_TRAVERSAL = (
+    sa.update(TR)
+    .where(TR.c.id == param(TR.c.id), TR.c.state == "RUNNING")
+    .values(state="FAILED", **set_params(TR, ("failure_reason", "finished_at")))
+)
+_TRAVERSAL_STACK = sa.select(TR.c.stack_id, TR.c.action).where(TR.c.id == param(TR.c.id))
 
 
 def fail_task(
@@ -261,16 +281,13 @@ def fail_task(
     )
     won = (
         conn.execute(
-            sa.update(TR)
-            .where(TR.c.id == lease.traversal_id, TR.c.state == "RUNNING")
-            .values(state="FAILED", failure_reason=reason, finished_at=now)
+            _FAIL_TRAVERSAL,
+            {"w_id": lease.traversal_id, "v_failure_reason": reason, "v_finished_at": now},
         ).rowcount
         == 1
     )
     if won:
-        trav = conn.execute(
-            sa.select(TR.c.stack_id, TR.c.action).where(TR.c.id == lease.traversal_id)
-        ).one()
+        trav = conn.execute(_TRAVERSAL_STACK, {"w_id": lease.traversal_id}).one()
         outcome = stack_outcome or StackStatus(trav.action, "FAILED", reason)
         update_stack_status(
             conn, trav.stack_id, traversal_id=lease.traversal_id, outcome=outcome, now=now

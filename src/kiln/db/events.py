@@ -81,10 +81,13 @@ def add_event(conn: Connection, new: NewEvent, *, now: datetime) -> int:
     return int(key[0])
 
 
+_INSERT = sa.insert(E)
+
+
 def add_events(conn: Connection, new: Sequence[NewEvent], *, now: datetime) -> None:
     """Insert several events in one executemany, in order. Writes."""
     if new:
-        conn.execute(sa.insert(E), [n.row(now) for n in new])
+        conn.execute(_INSERT, [n.row(now) for n in new])
 
 
 def get_event(conn: Connection, event_uuid: str) -> Event:

@@ -9,6 +9,7 @@ that pair, so a zombie owner's write raises ``FencedOut``. Every write bumps
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
@@ -18,8 +19,18 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from kiln.db import tables
-from kiln.db.common import KEEP, Keep, changes, execute_fenced, from_row, upsert
-from kiln.db.errors import ConcurrentUpdate, NotFound
+from kiln.db.common import (
+    KEEP,
+    Keep,
+    changes,
+    execute_fenced,
+    from_row,
+    param,
+    set_params,
+    set_values,
+    upsert,
+)
+from kiln.db.errors import ConcurrentUpdate, FencedOut, NotFound
 
 R = tables.resource
 D = tables.resource_data
@@ -143,9 +154,15 @@ def create_resources(conn: Connection, new: Sequence[NewResource], *, now: datet
         conn.execute(sa.insert(R), [n.row(now) for n in new])
 
 
+_GET_RESOURCE = sa.select(R).where(R.c.id == param(R.c.id))
+_GET_RESOURCES = sa.select(R).where(
+    R.c.id.in_(sa.bindparam("w_ids", expanding=True, type_=R.c.id.type))
+)
+
+
 def get_resource(conn: Connection, resource_id: str) -> Resource:
     """The resource row with that id; NotFound otherwise."""
-    row = conn.execute(sa.select(R).where(R.c.id == resource_id)).first()
+    row = conn.execute(_GET_RESOURCE, {"w_id": resource_id}).first()
     if row is None:
         raise NotFound("Resource", resource_id)
     return from_row(Resource, row)
@@ -155,7 +172,7 @@ def get_resources(conn: Connection, resource_ids: Sequence[str]) -> dict[str, Re
     """The rows among ``resource_ids`` that exist, by id, in one query."""
     if not resource_ids:
         return {}
-    rows = conn.execute(sa.select(R).where(R.c.id.in_(list(resource_ids))))
+    rows = conn.execute(_GET_RESOURCES, {"w_ids": list(resource_ids)})
     return {row.id: from_row(Resource, row) for row in rows}
 
 
@@ -166,6 +183,49 @@ def list_resources(conn: Connection, stack_id: str, *, name: str | None = None) 
         query = query.where(R.c.name == name)
     query = query.order_by(R.c.name, R.c.created_at, R.c.id)
     return [from_row(Resource, row) for row in conn.execute(query)]
+
+
+@functools.cache
+def _update_stmt(names: tuple[str, ...], fence: str) -> sa.Update:
+    """An UPDATE of those columns (and ``version + 1``) by id, CAS on ``version`` or owner."""
+    where = [R.c.id == param(R.c.id)]
+    if fence == "version":
+        where.append(R.c.version == param(R.c.version))
+    else:
+        where += [
+            R.c.owner_traversal_id == param(R.c.owner_traversal_id),
+            R.c.owner_epoch == param(R.c.owner_epoch),
+        ]
+    return sa.update(R).where(*where).values(**set_params(R, names), version=R.c.version + 1)
+
+
+def _cas_update(
+    conn: Connection,
+    resource_id: str,
+    change: ResourceChange,
+    *,
+    now: datetime,
+    expected_version: int,
+) -> int:
+    values = change.values()
+    values["updated_at"] = now
+    params = set_values(values)
+    params.update(w_id=resource_id, w_version=expected_version)
+    return int(conn.execute(_update_stmt(tuple(values), "version"), params).rowcount)
+
+
+def update_resource_cas(
+    conn: Connection,
+    resource_id: str,
+    change: ResourceChange,
+    *,
+    now: datetime,
+    expected_version: int,
+    what: str,
+) -> None:
+    """Apply ``change`` under a CAS on ``version``; ``FencedOut(what)`` if it moved. Writes."""
+    if _cas_update(conn, resource_id, change, now=now, expected_version=expected_version) != 1:
+        raise FencedOut(what)
 
 
 def update_resource(
@@ -180,15 +240,13 @@ def update_resource(
 
     ``ConcurrentUpdate`` when the version moved on, ``NotFound`` without a row.
     """
-    result = conn.execute(
-        sa.update(R)
-        .where(R.c.id == resource_id, R.c.version == expected_version)
-        .values(**change.values(), updated_at=now, version=R.c.version + 1)
-    )
-    if result.rowcount != 1:
+    if _cas_update(conn, resource_id, change, now=now, expected_version=expected_version) != 1:
         get_resource(conn, resource_id)
         raise ConcurrentUpdate("Resource", resource_id)
     return expected_version + 1
+
+
+_CLAIM_COLUMNS = ("owner_traversal_id", "owner_epoch", "updated_at")
 
 
 def claim_resource(
@@ -204,16 +262,11 @@ def claim_resource(
 
     Returns False when the row changed since it was read at ``expected_version``.
     """
-    result = conn.execute(
-        sa.update(R)
-        .where(R.c.id == resource_id, R.c.version == expected_version)
-        .values(
-            owner_traversal_id=traversal_id,
-            owner_epoch=epoch,
-            updated_at=now,
-            version=R.c.version + 1,
-        )
+    params = set_values(
+        {"owner_traversal_id": traversal_id, "owner_epoch": epoch, "updated_at": now}
     )
+    params.update(w_id=resource_id, w_version=expected_version)
+    result = conn.execute(_update_stmt(_CLAIM_COLUMNS, "version"), params)
     return result.rowcount == 1
 
 
@@ -234,16 +287,14 @@ def write_owned_resource(
     values = change.values()
     if release:
         values["owner_traversal_id"] = None
+    values["updated_at"] = now
+    params = set_values(values)
+    params.update(w_id=resource_id, w_owner_traversal_id=traversal_id, w_owner_epoch=epoch)
     execute_fenced(
         conn,
-        sa.update(R)
-        .where(
-            R.c.id == resource_id,
-            R.c.owner_traversal_id == traversal_id,
-            R.c.owner_epoch == epoch,
-        )
-        .values(**values, updated_at=now, version=R.c.version + 1),
+        _update_stmt(tuple(values), "owner"),
         f"resource {resource_id} is not owned by traversal {traversal_id} epoch {epoch}",
+        params,
     )
 
 
@@ -252,9 +303,12 @@ def delete_resource(conn: Connection, resource_id: str) -> bool:
     return conn.execute(sa.delete(R).where(R.c.id == resource_id)).rowcount == 1
 
 
+_GET_DATA = sa.select(D).where(D.c.resource_id == param(D.c.resource_id))
+
+
 def get_resource_data(conn: Connection, resource_id: str) -> dict[str, ResourceDatum]:
     """The plugin's private key/value store of a resource row."""
-    rows = conn.execute(sa.select(D).where(D.c.resource_id == resource_id))
+    rows = conn.execute(_GET_DATA, {"w_resource_id": resource_id})
     return {row.key: ResourceDatum(row.key, row.value, row.redact) for row in rows}
 
 

@@ -26,7 +26,7 @@ from sqlalchemy.exc import OperationalError
 
 from kiln.core.errors import NotSupported
 from kiln.db import tables
-from kiln.db.common import KEEP, Keep, changes, from_row, is_mysql
+from kiln.db.common import KEEP, Keep, changes, from_row, is_mysql, param, set_params
 from kiln.db.errors import ConcurrentUpdate, NotFound, StackExists
 
 S = tables.stack
@@ -159,12 +159,14 @@ def create_stack(
     return Stack(**row)
 
 
+_GET_STACK = sa.select(S).where(S.c.id == param(S.c.id))
+_GET_LIVE_STACK = _GET_STACK.where(S.c.deleted_at.is_(None))
+
+
 def get_stack(conn: Connection, stack_id: str, *, show_deleted: bool = True) -> Stack:
     """The stack with that id (soft-deleted ones too unless told); NotFound otherwise."""
-    query = sa.select(S).where(S.c.id == stack_id)
-    if not show_deleted:
-        query = query.where(S.c.deleted_at.is_(None))
-    row = conn.execute(query).first()
+    query = _GET_STACK if show_deleted else _GET_LIVE_STACK
+    row = conn.execute(query, {"w_id": stack_id}).first()
     if row is None:
         raise NotFound("Stack", stack_id)
     return from_row(Stack, row)
@@ -247,6 +249,16 @@ def list_children(conn: Connection, stack_id: str, *, show_deleted: bool = False
     return [from_row(Stack, row) for row in conn.execute(query)]
 
 
+_UPDATE_STATUS = (
+    sa.update(S)
+    .where(S.c.id == param(S.c.id), S.c.current_traversal_id == param(S.c.current_traversal_id))
+    .values(
+        **set_params(S, ("action", "status", "status_reason", "updated_at")),
+        version=S.c.version + 1,
+    )
+)
+
+
 def update_stack_status(
     conn: Connection,
     stack_id: str,
@@ -259,17 +271,15 @@ def update_stack_status(
 
     Returns False (nothing written) when another traversal is current.
     """
-    result = conn.execute(
-        sa.update(S)
-        .where(S.c.id == stack_id, S.c.current_traversal_id == traversal_id)
-        .values(
-            action=outcome.action,
-            status=outcome.status,
-            status_reason=outcome.reason,
-            updated_at=now,
-            version=S.c.version + 1,
-        )
-    )
+    params = {
+        "w_id": stack_id,
+        "w_current_traversal_id": traversal_id,
+        "v_action": outcome.action,
+        "v_status": outcome.status,
+        "v_status_reason": outcome.reason,
+        "v_updated_at": now,
+    }
+    result = conn.execute(_UPDATE_STATUS, params)
     return result.rowcount == 1
 
 

@@ -13,6 +13,7 @@ Imports: stdlib, SQLAlchemy, ``kiln.core`` and ``kiln.db``.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -23,7 +24,17 @@ from sqlalchemy.engine import Connection
 
 from kiln.core.errors import InternalError
 from kiln.db import tables
-from kiln.db.common import KEEP, Keep, changes, execute_fenced, from_row, is_mysql
+from kiln.db.common import (
+    KEEP,
+    Keep,
+    changes,
+    execute_fenced,
+    from_row,
+    is_mysql,
+    param,
+    set_params,
+    set_values,
+)
 from kiln.db.errors import NotFound
 
 N = tables.node_task
@@ -85,6 +96,44 @@ def fence(lease: Lease) -> Any:
     )
 
 
+# ``fence`` with placeholders, for statements built once; filled by ``fence_params``.
+FENCE = sa.and_(
+    N.c.traversal_id == param(N.c.traversal_id, "f_"),
+    N.c.node_key == param(N.c.node_key, "f_"),
+    N.c.lease_owner == param(N.c.lease_owner, "f_"),
+    N.c.lease_epoch == param(N.c.lease_epoch, "f_"),
+    N.c.state == "CLAIMED",
+)
+
+
+def fence_params(lease: Lease) -> dict[str, Any]:
+    return {
+        "f_traversal_id": lease.traversal_id,
+        "f_node_key": lease.node_key,
+        "f_lease_owner": lease.owner,
+        "f_lease_epoch": lease.epoch,
+    }
+
+
+@functools.cache
+def _fenced_update(names: tuple[str, ...], bump_attempt: bool) -> sa.Update:
+    values: dict[str, Any] = set_params(N, names)
+    if bump_attempt:
+        values["attempt"] = N.c.attempt + 1
+    return sa.update(N).where(FENCE).values(values)
+
+
+def update_fenced(
+    conn: Connection, lease: Lease, values: dict[str, Any], *, bump_attempt: bool = False
+) -> None:
+    """SET ``values`` (and ``attempt + 1``) on the lease's task; ``FencedOut`` if stale."""
+    params = set_values(values)
+    params.update(fence_params(lease))
+    execute_fenced(
+        conn, _fenced_update(tuple(values), bump_attempt), fenced_out_message(lease), params
+    )
+
+
 def fenced_out_message(lease: Lease) -> str:
     return (
         f"task {lease.node_key} of traversal {lease.traversal_id} is no longer "
@@ -105,6 +154,32 @@ def _by_keys(keys: list[tuple[str, str]]) -> Any:
     )
 
 
+@functools.cache
+def _claim_query(lock: bool, limit: int) -> sa.Select[Any]:
+    query = (
+        sa.select(N)
+        .where(N.c.state == "READY", N.c.not_before <= param(N.c.not_before))
+        .order_by(N.c.priority, N.c.not_before, N.c.traversal_id, N.c.node_key)
+        .limit(limit)
+    )
+    return query.with_for_update(skip_locked=True) if lock else query
+
+
+_CLAIM = (
+    sa.update(N)
+    .where(N.c.state == "READY")
+    .values(
+        state="CLAIMED",
+        lease_epoch=N.c.lease_epoch + 1,
+        **set_params(N, ("lease_owner", "lease_expires_at", "updated_at")),
+    )
+)
+_CLAIM_ONE_TRAVERSAL = _CLAIM.where(
+    N.c.traversal_id == param(N.c.traversal_id),
+    N.c.node_key.in_(sa.bindparam("w_node_key", expanding=True, type_=N.c.node_key.type)),
+)
+
+
 def claim_tasks(
     conn: Connection, engine_id: str, *, now: datetime, lease: timedelta, limit: int
 ) -> list[NodeTask]:
@@ -114,29 +189,20 @@ def claim_tasks(
     are row-locked (skipping rows another claimer holds) on PostgreSQL and
     MariaDB, and the UPDATE re-checks READY in every dialect.
     """
-    query = (
-        sa.select(N)
-        .where(N.c.state == "READY", N.c.not_before <= now)
-        .order_by(N.c.priority, N.c.not_before, N.c.traversal_id, N.c.node_key)
-        .limit(limit)
-    )
-    if conn.dialect.name != "sqlite":
-        query = query.with_for_update(skip_locked=True)
-    found = [from_row(NodeTask, row) for row in conn.execute(query)]
+    query = _claim_query(conn.dialect.name != "sqlite", limit)
+    found = [from_row(NodeTask, row) for row in conn.execute(query, {"w_not_before": now})]
     if not found:
         return []
     expires = now + lease
-    result = conn.execute(
-        sa.update(N)
-        .where(_by_keys([(t.traversal_id, t.node_key) for t in found]), N.c.state == "READY")
-        .values(
-            state="CLAIMED",
-            lease_owner=engine_id,
-            lease_epoch=N.c.lease_epoch + 1,
-            lease_expires_at=expires,
-            updated_at=now,
-        )
-    )
+    params = set_values({"lease_owner": engine_id, "lease_expires_at": expires, "updated_at": now})
+    traversals = {t.traversal_id for t in found}
+    if len(traversals) == 1:
+        params["w_traversal_id"] = found[0].traversal_id
+        params["w_node_key"] = [t.node_key for t in found]
+        result = conn.execute(_CLAIM_ONE_TRAVERSAL, params)
+    else:
+        keys = _by_keys([(t.traversal_id, t.node_key) for t in found])
+        result = conn.execute(_CLAIM.where(keys), params)
     if result.rowcount != len(found):
         # Only possible when writers are not serialised (a SQLite claim outside
         # kiln.db.engine.write): refuse rather than hand out a shared task.
@@ -154,11 +220,15 @@ def claim_tasks(
     ]
 
 
+_GET_TASK = sa.select(N).where(
+    N.c.traversal_id == param(N.c.traversal_id), N.c.node_key == param(N.c.node_key)
+)
+
+
 def get_task(conn: Connection, traversal_id: str, node_key: str) -> NodeTask:
     """The task with that key; NotFound otherwise."""
-    row = conn.execute(
-        sa.select(N).where(N.c.traversal_id == traversal_id, N.c.node_key == node_key)
-    ).first()
+    params = {"w_traversal_id": traversal_id, "w_node_key": node_key}
+    row = conn.execute(_GET_TASK, params).first()
     if row is None:
         raise NotFound("Task", f"{traversal_id}/{node_key}")
     return from_row(NodeTask, row)
@@ -168,13 +238,7 @@ def record_progress(
     conn: Connection, lease: Lease, *, now: datetime, phase: str | None, cookie: Any = KEEP
 ) -> None:
     """Persist the owner's phase (and poll cookie) before/after a cloud call. Fenced; writes."""
-    execute_fenced(
-        conn,
-        sa.update(N)
-        .where(fence(lease))
-        .values(**changes(phase=phase, cookie=cookie), updated_at=now),
-        fenced_out_message(lease),
-    )
+    update_fenced(conn, lease, {**changes(phase=phase, cookie=cookie), "updated_at": now})
 
 
 def requeue_task(
@@ -192,22 +256,14 @@ def requeue_task(
     Phase and cookie are kept (or replaced when given); ``retry`` counts an attempt.
     """
     values = changes(phase=phase, cookie=cookie)
-    if retry:
-        values["attempt"] = N.c.attempt + 1
-    execute_fenced(
-        conn,
-        sa.update(N)
-        .where(fence(lease))
-        .values(
-            **values,
-            state="READY",
-            lease_owner=None,
-            lease_expires_at=None,
-            not_before=not_before,
-            updated_at=now,
-        ),
-        fenced_out_message(lease),
+    values.update(
+        state="READY",
+        lease_owner=None,
+        lease_expires_at=None,
+        not_before=not_before,
+        updated_at=now,
     )
+    update_fenced(conn, lease, values, bump_attempt=retry)
 
 
 def wait_task(
@@ -222,19 +278,9 @@ def wait_task(
     """Park a claimed task in a WAITING_* state, lease cleared. Fenced; writes."""
     if state not in WAITING_STATES:
         raise InternalError(f"{state!r} is not a waiting state")
-    execute_fenced(
-        conn,
-        sa.update(N)
-        .where(fence(lease))
-        .values(
-            **changes(phase=phase, cookie=cookie),
-            state=state,
-            lease_owner=None,
-            lease_expires_at=None,
-            updated_at=now,
-        ),
-        fenced_out_message(lease),
-    )
+    values = changes(phase=phase, cookie=cookie)
+    values.update(state=state, lease_owner=None, lease_expires_at=None, updated_at=now)
+    update_fenced(conn, lease, values)
 
 
 def wake_task(conn: Connection, traversal_id: str, node_key: str, *, now: datetime) -> bool:
@@ -297,11 +343,7 @@ def readback_needed(conn: Connection) -> bool:
 
 def set_result_resource(conn: Connection, lease: Lease, *, resource_id: str, now: datetime) -> None:
     """Record the row a claimed task now works on (its replacement). Fenced; writes."""
-    execute_fenced(
-        conn,
-        sa.update(N).where(fence(lease)).values(result_resource_id=resource_id, updated_at=now),
-        fenced_out_message(lease),
-    )
+    update_fenced(conn, lease, {"result_resource_id": resource_id, "updated_at": now})
 
 
 def resource_in_flight(conn: Connection, traversal_id: str, resource_id: str) -> bool:

@@ -22,7 +22,7 @@ from sqlalchemy.engine import Connection
 
 from kiln.core.errors import InternalError
 from kiln.db import tables
-from kiln.db.common import from_row
+from kiln.db.common import from_row, param
 from kiln.db.errors import NotFound
 from kiln.db.tasks import NodeTask
 
@@ -178,9 +178,12 @@ def start_traversal(
     return True
 
 
+_GET_TRAVERSAL = sa.select(TR).where(TR.c.id == param(TR.c.id))
+
+
 def get_traversal(conn: Connection, traversal_id: str) -> Traversal:
     """The traversal with that id; NotFound otherwise."""
-    row = conn.execute(sa.select(TR).where(TR.c.id == traversal_id)).first()
+    row = conn.execute(_GET_TRAVERSAL, {"w_id": traversal_id}).first()
     if row is None:
         raise NotFound("Traversal", traversal_id)
     return from_row(Traversal, row)

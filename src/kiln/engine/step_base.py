@@ -148,6 +148,23 @@ class _RowGone(Exception):
         self.stack = stack
 
 
+class _LazyData(dict[str, rdb.ResourceDatum]):
+    """A resource's data store, read from the database on first use only."""
+
+    def __init__(self, db: Engine, resource_id: str) -> None:
+        super().__init__()
+        self._db = db
+        self._resource_id = resource_id
+        self._loaded = False
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if not self._loaded:
+            with dbe.read(self._db) as conn:
+                self.update(rdb.get_resource_data(conn, self._resource_id))
+            self._loaded = True
+        return super().get(key, default)
+
+
 class StepBase:
     """Loading and helpers shared by every kind of step."""
 
@@ -350,19 +367,6 @@ class StepBase:
         if plugin_cls is TemplateResource and row.name in ld.compiled.definition.typed:
             clients["provider"] = self.provider_spec(ld, row.name, props)
 
-        class _LazyData(dict[str, rdb.ResourceDatum]):
-            loaded = False
-
-            def _load(self) -> None:
-                if not self.loaded:
-                    with dbe.read(db) as conn:
-                        self.update(rdb.get_resource_data(conn, row.id))
-                    self.loaded = True
-
-            def get(self, key: str, default: Any = None) -> Any:
-                self._load()
-                return super().get(key, default)
-
         return EngineResourceContext(
             name=row.name,
             type_name=row.type,
@@ -375,7 +379,7 @@ class StepBase:
             resource_uuid=row.id,
             clock=self.deps.clock,
             stored_physical_id=row.physical_id,
-            stored_data=_LazyData(),
+            stored_data=_LazyData(db, row.id),
             clients=clients,
             name_limit=plugin_cls.physical_name_limit,
             rng=self.deps.rng,

@@ -50,7 +50,8 @@ class Worker:
         self,
         deps: EngineDeps,
         *,
-        batch: int = 16,
+        batch: int = 32,  # measured: 16 costs ~10% on 1000 one-second waits; larger
+        # batches serialise slow (cloud) steps behind one worker
         notifier: Notifier | None = None,
     ) -> None:
         self.deps = deps

@@ -85,18 +85,8 @@ class NodeTask:
         return Lease(self.traversal_id, self.node_key, self.lease_owner, self.lease_epoch)
 
 
-def fence(lease: Lease) -> Any:
-    """The WHERE clause of every write by a task's owner."""
-    return sa.and_(
-        N.c.traversal_id == lease.traversal_id,
-        N.c.node_key == lease.node_key,
-        N.c.lease_owner == lease.owner,
-        N.c.lease_epoch == lease.epoch,
-        N.c.state == "CLAIMED",
-    )
-
-
-# ``fence`` with placeholders, for statements built once; filled by ``fence_params``.
+# The WHERE clause of every write by a task's owner, with placeholders (statements
+# are built once); filled by ``fence_params``.
 FENCE = sa.and_(
     N.c.traversal_id == param(N.c.traversal_id, "f_"),
     N.c.node_key == param(N.c.node_key, "f_"),

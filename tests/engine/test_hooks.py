@@ -93,3 +93,18 @@ def test_post_create_holds_dependents_until_cleared(h: Harness) -> None:
     h.run()
     assert h.service.get_stack(sid).status == "COMPLETE"
     assert {r.action for r in h.service.resources(sid)} == {"CREATE"}
+
+
+def test_post_delete_holds_the_rest_of_the_delete(h: Harness) -> None:
+    sid = h.create(TEMPLATE, environment=env("post-delete"))
+    h.run()
+    h.service.delete_stack(CALLER, sid)
+    h.run()
+    assert h.service.get_stack(sid).deleted_at is None
+    reasons = [e.status_reason for e in h.service.events(sid) if e.resource_name == "first"]
+    assert reasons[-1] == "DELETE paused until Hook post-delete is cleared"
+    h.service.signal(CALLER, sid, "first", {"unset_hook": "post-delete"})
+    h.run()
+    stack = h.service.get_stack(sid)
+    assert (stack.action, stack.status) == ("DELETE", "COMPLETE")
+    assert stack.deleted_at is not None

@@ -13,11 +13,13 @@ from datetime import timedelta
 from kiln.db import engine as dbe
 from kiln.db import resources as rdb
 from kiln.db.completion import complete_task
-from kiln.db.events import add_events
+from kiln.db.events import NewEvent, add_events
 from kiln.db.resources import Resource as Row
+from kiln.db.resources import ResourceChange
 from kiln.db.tasks import (
     NodeTask,
     requeue_task,
+    wait_task,
     wake_parked,
 )
 from kiln.engine.plan import converge_key
@@ -27,6 +29,7 @@ from kiln.engine.step_base import (
     BEFORE_HANDLE,
     BEFORE_OUTCOME,
     HOOK,
+    HOOK_AFTER,
     POLLING,
     REQUESTED,
     _can_find_existing,
@@ -159,6 +162,8 @@ class CleanupSteps(StepEndings):
             if started:
                 events.append(self._event(ld, row, "DELETE", "IN_PROGRESS", "state changed", ctx))
             events.append(self._event(ld, row, "DELETE", "COMPLETE", "state changed", ctx))
+            if delete_row and self._hook_pending(ld, "post-delete", None):
+                return self._pause_after_delete(ld, row, ctx, events)
         self._fault(BEFORE_OUTCOME, ld.task)
         with dbe.write(self.deps.db) as conn:
             done = complete_task(
@@ -170,3 +175,40 @@ class CleanupSteps(StepEndings):
                 wake_parked(conn, stack_id=ld.stack.id, resource_id=row.id, now=now)
             self._after_completion(conn, ld, done.traversal_completed)
         return list(done.ready)
+
+    def _pause_after_delete(
+        self,
+        ld: _Loaded,
+        row: Row,
+        ctx: EngineResourceContext | None,
+        events: list[NewEvent],
+    ) -> list[str]:
+        """post-delete: the row is recorded DELETE_COMPLETE; dependents wait for the signal.
+
+        When woken, the cleanup of a DELETE_COMPLETE row just forgets it.
+        """
+        now = self.deps.clock.now()
+        reason = "DELETE paused until Hook post-delete is cleared"
+        with dbe.write(self.deps.db) as conn:
+            ld.own(conn, now)
+            rdb.write_owned_resource(
+                conn,
+                row.id,
+                ResourceChange(action="DELETE", status="COMPLETE", status_reason=reason),
+                traversal_id=ld.task.traversal_id,
+                epoch=ld.task.lease_epoch,
+                now=now,
+                release=True,
+            )
+            add_events(
+                conn, [*events, self._event(ld, row, "DELETE", "COMPLETE", reason, ctx)], now=now
+            )
+            wait_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                state="WAITING_HOOK",
+                phase=HOOK_AFTER,
+                cookie={"hook": "post-delete"},
+            )
+        return []

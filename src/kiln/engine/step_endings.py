@@ -261,6 +261,7 @@ class StepEndings(StepBase):
         "pre-delete": "DELETE",
         "post-create": "CREATE",
         "post-update": "UPDATE",
+        "post-delete": "DELETE",
     }
 
     def _hook_pending(self, ld: _Loaded, hook: str, cleared: str | None) -> bool:

@@ -337,3 +337,35 @@ def test_a_group_of_groups(h: Harness) -> None:
         inner = sdb.list_children(conn, child_of(h, sid).id)
     assert sorted(c.parent_resource for c in inner) == ["0", "1"]
     assert {(c.nested_depth, c.root_id) for c in inner} == {(2, sid)}
+
+
+BATCHED = """\
+heat_template_version: 2021-04-16
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    update_policy:
+      batch_create: {max_batch_size: 2, pause_time: 5}
+    properties:
+      count: 5
+      resource_def: {type: OS::Heat::Value, properties: {value: "v%index%"}}
+outputs:
+  values: {value: {get_attr: [group, value]}}
+"""
+
+
+def test_batch_create_grows_the_group_in_batches_with_pauses(tmp_path: pathlib.Path) -> None:
+    h = make_harness(tmp_path)
+    start = h.clock.now()
+    sid = h.create(BATCHED)
+    h.run()
+    stack = h.service.get_stack(sid)
+    assert (stack.action, stack.status) == ("CREATE", "COMPLETE"), stack.status_reason
+    assert h.outputs(sid)["values"] == ["v0", "v1", "v2", "v3", "v4"]
+    (group,) = h.service.resources(sid)
+    child = group.physical_id
+    assert child is not None
+    events = [e for e in h.service.events(child) if e.resource_type == "OS::Heat::Stack"]
+    actions = [(e.action, e.status) for e in events if e.status == "COMPLETE"]
+    assert actions == [("CREATE", "COMPLETE"), ("UPDATE", "COMPLETE"), ("UPDATE", "COMPLETE")]
+    assert (h.clock.now() - start).total_seconds() >= 10  # two pauses of 5 s

@@ -39,6 +39,7 @@ class EngineResourceContext:
     stored_physical_id: str | None
     stored_data: Mapping[str, ResourceDatum]
     clients: Mapping[str, Any] = field(default_factory=dict)
+    update_policy: Mapping[str, Any] = field(default_factory=dict)
     name_limit: int = 255
     rng: random.Random = field(default_factory=random.SystemRandom)
     pending_physical_id: Any = _DELETED

@@ -35,7 +35,7 @@ from kiln.db.tasks import (
     NodeTask,
     resource_in_flight,
 )
-from kiln.engine.compiled import ALL_ATTRIBUTES, CompiledCache, CompiledStack
+from kiln.engine.compiled import ALL_ATTRIBUTES, CompiledCache, CompiledStack, RowState
 from kiln.engine.nested import TEMPLATE_KEY, EngineNestedStacks, ProviderSpec, TemplateResource
 from kiln.engine.plan import CONVERGE, converge_key
 from kiln.engine.resource_context import EngineResourceContext
@@ -44,6 +44,7 @@ from kiln.plugin.registry import PluginRegistry
 from kiln.plugin.resource import Resource
 from kiln.schema.custom import CustomConstraints
 from kiln.schema.properties import coerce_properties
+from kiln.template.functions.base import resolve_top
 from kiln.template.provider import ProviderResource, nested_parameters
 from kiln.template.stack import StackIdentity
 from kiln.template.stack_resources import BuiltinResource
@@ -380,10 +381,24 @@ class StepBase:
             clock=self.deps.clock,
             stored_physical_id=row.physical_id,
             stored_data=_LazyData(db, row.id),
+            update_policy=self._update_policy(ld, row.name),
             clients=clients,
             name_limit=plugin_cls.physical_name_limit,
             rng=self.deps.rng,
         )
+
+    def _update_policy(self, ld: _Loaded, name: str) -> dict[str, Any]:
+        """The resource's update_policy, resolved (functions in it are rare)."""
+        definition = ld.compiled.definition.resources.get(name)
+        if definition is None or definition.update_policy is None:
+            return {}
+        try:
+            value = resolve_top(
+                definition.update_policy, RowState(ld.compiled.definition, ld.preds or {})
+            )
+        except KilnError:
+            return {}
+        return dict(value) if isinstance(value, dict) else {}
 
     def _write_context(
         self, conn: Any, ld: _Loaded, ctx: EngineResourceContext, physical: bool = True

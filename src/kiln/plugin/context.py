@@ -47,6 +47,11 @@ class ResourceContext(Protocol):
     def metadata(self) -> Any: ...
 
     @property
+    def update_policy(self) -> Mapping[str, Any]:
+        """The resource's resolved ``update_policy`` (``{}`` when none)."""
+        ...
+
+    @property
     def physical_id(self) -> str | None: ...
 
     def set_physical_id(self, physical_id: str | None) -> None:

@@ -84,6 +84,7 @@ class FakeContext:
     action: str = "CREATE"
     properties: Mapping[str, Any] = field(default_factory=dict)
     metadata: Any = None
+    update_policy: Mapping[str, Any] = field(default_factory=dict)
     physical_id: str | None = None
     #: the resource row's UUID, from which the physical name's short id derives
     resource_uuid: str = ""

@@ -9,10 +9,12 @@ skip list, accumulated across updates unless ``removal_policies_mode`` is
 place: down removes the highest names, up adds the next free ones. The child is
 built and driven by kiln.resources.heat._child_stack (attributes included).
 
-The ``update_policy`` schema (``rolling_update``, ``batch_create``) is declared so
-templates validate, but the engine gives plugins no update policy yet: a group is
-created with all its members at once and a changed ``resource_def`` reaches every
-member in one child update (no batches, no pauses).
+``update_policy.batch_create`` creates the members in batches of
+``max_batch_size``, waiting ``pause_time`` seconds between batches: the first
+batch creates the child, each further one grows it by an update (progress is kept
+in the resource's data, so a resumed poll goes on where it was). The
+``rolling_update`` schema is declared so templates validate, but a changed
+``resource_def`` still reaches every member in one child update (no batches yet).
 Imports: kiln.plugin, kiln.schema, kiln.core.
 """
 
@@ -20,13 +22,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from kiln.plugin import resource_type
+from kiln.plugin.nested import wait_for_child
 from kiln.plugin.resource import Cookie
-from kiln.resources.heat._child_stack import MemberStackResource
+from kiln.resources.heat._child_stack import MemberStackResource, member_template
 from kiln.schema.constraints import AllowedValues, Length, Range
 from kiln.schema.properties import AttributeSchema, PropertySchema, PropertyType
+
+#: resource data holding batch_create progress
+BATCH_KEY = "batch_create"
 
 #: resource data key of the skip list (Heat's name)
 SKIPLIST_KEY = "name_blacklist"
@@ -217,7 +224,62 @@ class ResourceGroup(MemberStackResource):
 
     def handle_create(self) -> Cookie:
         self._update_skiplist(self.properties)
-        return super().handle_create()
+        policy = self.ctx.update_policy.get("batch_create")
+        members = self.members(self.properties)
+        if not isinstance(policy, Mapping) or not members:
+            return super().handle_create()
+        size = max(1, int(policy.get("max_batch_size") or 1))
+        first = dict(list(members.items())[:size])
+        stacks = self.stacks()
+        stack_id = stacks.create(
+            template=member_template(first),
+            environment=stacks.parent_environment(),
+            files=stacks.parent_files(),
+            parameters=self.child_parameters(self.properties),
+            timeout_mins=self.child_timeout(self.properties),
+        )
+        self.ctx.set_physical_id(stack_id)
+        self.ctx.data_set(BATCH_KEY, {"done": len(first), "action": "CREATE", "pause_until": None})
+        return {"stack": stack_id, "action": "CREATE", "batched": True}
+
+    def check_create_complete(self, cookie: Cookie) -> bool:
+        if not (isinstance(cookie, Mapping) and cookie.get("batched")):
+            return super().check_create_complete(cookie)
+        progress = dict(self.ctx.data_get(BATCH_KEY) or {})
+        if not wait_for_child(self.stacks(), cookie, progress.get("action", "CREATE")):
+            return False
+        members = self.members(self.properties)
+        done = int(progress.get("done", 0))
+        if done >= len(members):
+            return True
+        policy = self.ctx.update_policy.get("batch_create") or {}
+        pause = float(policy.get("pause_time") or 0)
+        now = self.ctx.now()
+        if pause and progress.get("pause_until") is None:
+            progress["pause_until"] = (now + timedelta(seconds=pause)).isoformat()
+            self.ctx.data_set(BATCH_KEY, progress)
+            return False
+        if progress.get("pause_until") and now < datetime.fromisoformat(progress["pause_until"]):
+            return False
+        size = max(1, int(policy.get("max_batch_size") or 1))
+        upto = min(done + size, len(members))
+        stacks = self.stacks()
+        stacks.update(
+            cookie["stack"],
+            template=member_template(dict(list(members.items())[:upto])),
+            environment=stacks.parent_environment(),
+            files=stacks.parent_files(),
+            parameters=self.child_parameters(self.properties),
+        )
+        self.ctx.data_set(BATCH_KEY, {"done": upto, "action": "UPDATE", "pause_until": None})
+        return False
+
+    def poll_after(self, cookie: Cookie) -> float | None:
+        progress = self.ctx.data_get(BATCH_KEY) if isinstance(cookie, Mapping) else None
+        if isinstance(progress, Mapping) and progress.get("pause_until"):
+            left = datetime.fromisoformat(progress["pause_until"]) - self.ctx.now()
+            return max(0.0, left.total_seconds())
+        return None
 
     def handle_update(
         self, new_properties: Mapping[str, Any], changed: Mapping[str, Any]

@@ -8,7 +8,6 @@ the deletion policy retains it), polled like every other action.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from kiln.db import engine as dbe
 from kiln.db import resources as rdb
@@ -18,7 +17,6 @@ from kiln.db.resources import Resource as Row
 from kiln.db.resources import ResourceChange
 from kiln.db.tasks import (
     NodeTask,
-    requeue_task,
     wait_task,
     wake_parked,
 )
@@ -30,13 +28,11 @@ from kiln.engine.step_base import (
     BEFORE_OUTCOME,
     HOOK,
     HOOK_AFTER,
-    POLLING,
     REQUESTED,
     _can_find_existing,
     _Loaded,
     _overrides,
     _reason,
-    poll_delay,
 )
 from kiln.engine.step_endings import StepEndings
 
@@ -102,30 +98,7 @@ class CleanupSteps(StepEndings):
                 return self._finish_cleanup(
                     ld, row, delete_row=True, event=True, ctx=ctx, started=first
                 )
-            polls = int(cookie.get("polls", 0)) + 1
-            cookie = {**cookie, "polls": polls}
-            hint = plugin.poll_after(cookie.get("plugin"))
-            delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
-            now = self.deps.clock.now()
-            self._fault(BEFORE_OUTCOME, ld.task)
-            with dbe.write(self.deps.db) as conn:
-                ld.own(conn, now)
-                self._write_context(conn, ld, ctx)
-                if first:
-                    add_events(
-                        conn,
-                        [self._event(ld, row, "DELETE", "IN_PROGRESS", "state changed", ctx)],
-                        now=now,
-                    )
-                requeue_task(
-                    conn,
-                    ld.task.lease,
-                    now=now,
-                    not_before=now + timedelta(seconds=delay),
-                    phase=POLLING,
-                    cookie=cookie,
-                )
-            return []
+            return self._requeue_poll(ld, plugin, ctx, "DELETE", cookie, first=first)
         except Exception as err:
             return self._fail(ld, row, "DELETE", _reason(err, row.name), ctx)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import timedelta
 from typing import Any
 
 from kiln.db import engine as dbe
@@ -33,12 +34,15 @@ from kiln.engine.step_base import (  # noqa: F401
     AFTER_OUTCOME,
     BEFORE_OUTCOME,
     HOOK,
+    POLLING,
     REQUESTED,
     StepBase,
     _Loaded,
     _reason,
     _with_result,
+    poll_delay,
 )
+from kiln.plugin.resource import Resource
 
 log = logging.getLogger(__name__)
 
@@ -286,5 +290,41 @@ class StepEndings(StepBase):
                 state="WAITING_HOOK",
                 phase=HOOK,
                 cookie={"hook": hook},
+            )
+        return []
+
+    def _requeue_poll(
+        self,
+        ld: _Loaded,
+        plugin: Resource,
+        ctx: EngineResourceContext,
+        action: str,
+        cookie: dict[str, Any],
+        *,
+        first: bool,
+    ) -> list[str]:
+        """The action is not done: record progress and come back when the next poll is due."""
+        polls = int(cookie.get("polls", 0)) + 1
+        cookie = {**cookie, "polls": polls}
+        hint = plugin.poll_after(cookie.get("plugin"))
+        delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
+        now = self.deps.clock.now()
+        self._fault(BEFORE_OUTCOME, ld.task)
+        with dbe.write(self.deps.db) as conn:
+            ld.own(conn, now)
+            self._write_context(conn, ld, ctx)
+            if first:
+                add_events(
+                    conn,
+                    [self._event(ld, ld.row, action, "IN_PROGRESS", "state changed", ctx)],
+                    now=now,
+                )
+            requeue_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                not_before=now + timedelta(seconds=delay),
+                phase=POLLING,
+                cookie=cookie,
             )
         return []

@@ -65,7 +65,6 @@ from kiln.engine.step_base import (
     FAULT_POINTS,
     HOOK,
     HOOK_AFTER,
-    POLLING,
     REQUESTED,
     START,
     EngineDeps,
@@ -394,30 +393,7 @@ class StepRunner(CleanupSteps):
         done = getattr(plugin, f"check_{action.lower()}_complete")(cookie.get("plugin"))
         if done:
             return self._complete(ld, ld.row, plugin, ctx, action=action, started=first)
-        polls = int(cookie.get("polls", 0)) + 1
-        cookie = {**cookie, "polls": polls}
-        hint = plugin.poll_after(cookie.get("plugin"))
-        delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
-        now = self.deps.clock.now()
-        self._fault(BEFORE_OUTCOME, ld.task)
-        with dbe.write(self.deps.db) as conn:
-            ld.own(conn, now)
-            self._write_context(conn, ld, ctx)
-            if first:
-                add_events(
-                    conn,
-                    [self._event(ld, ld.row, action, "IN_PROGRESS", "state changed", ctx)],
-                    now=now,
-                )
-            requeue_task(
-                conn,
-                ld.task.lease,
-                now=now,
-                not_before=now + timedelta(seconds=delay),
-                phase=POLLING,
-                cookie=cookie,
-            )
-        return []
+        return self._requeue_poll(ld, plugin, ctx, action, cookie, first=first)
 
     def _complete(
         self,

@@ -147,14 +147,14 @@ class ResourceBuilder:
             return None
         return self.stack.parser.parse(entry.fields[canonical], entry.field_path(canonical))
 
-    def _resolve_field(self, entry: ResourceEntry, canonical: str, parsed: Any) -> Any:
+    def _resolve_field(self, parsed: Any) -> Any:
         value = resolve(parsed, self.stack)
         return None if value is ABSENT else value
 
     def _build_one(self, entry: ResourceEntry) -> ResourceDefinition | None:
         stack = self.stack
         name = entry.name
-        type_name = self._resolve_field(entry, "type", self._parse(entry, "type"))
+        type_name = self._resolve_field(self._parse(entry, "type"))
         if not isinstance(type_name, str):
             raise StackValidationFailed(
                 f"Resource {name} type type must be string", path=entry.field_path("type")
@@ -220,7 +220,7 @@ class ResourceBuilder:
     ) -> str:
         if parsed is None:
             return "Delete"
-        value = self._resolve_field(entry, "deletion_policy", parsed)
+        value = self._resolve_field(parsed)
         at = entry.field_path("deletion_policy")
         if value not in self.stack.version.deletion_policies:
             self._error(StackValidationFailed(f'Invalid deletion policy "{value}"', path=at))
@@ -233,7 +233,7 @@ class ResourceBuilder:
     def _external_id(self, entry: ResourceEntry, parsed: Any, type_name: str) -> Any:
         if parsed is None:
             return None
-        value = self._resolve_field(entry, "external_id", parsed)
+        value = self._resolve_field(parsed)
         if value is not None and not isinstance(value, str):
             self._error(
                 StackValidationFailed(

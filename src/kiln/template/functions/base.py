@@ -302,8 +302,3 @@ def validate_functions(value: Any, ctx: FunctionContext) -> list[KilnError]:
         except KilnError as err:
             errors.append(err)
     return errors
-
-
-def describe_path(path: Path) -> str:
-    """Render a function path for messages."""
-    return render_path(path)

@@ -6,6 +6,7 @@ Every read is scoped to the caller's project: a stack of another project is
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -80,6 +81,7 @@ class EngineHandlers:
             m.ListSnapshots: self.list_snapshots,
             m.AbandonStack: self.abandon,
             m.AdoptStack: self.adopt,
+            m.LookupStack: self.lookup,
         }
 
     def _own_stack(self, ctx: m.Context, stack_id: str) -> sdb.Stack:
@@ -87,6 +89,22 @@ class EngineHandlers:
         if stack.project_id != ctx.project_id and not ctx.is_admin:
             raise NotFound("Stack", stack_id)
         return stack
+
+    def lookup(self, msg: m.LookupStack) -> m.StackRef:
+        ctx = msg.context
+        found: sdb.Stack | None = None
+        if _looks_like_uuid(msg.identity):
+            try:
+                found = self._own_stack(ctx, msg.identity)
+            except NotFound:
+                found = None
+        if found is None:
+            with dbe.read(self.service.deps.db) as conn:
+                try:
+                    found = sdb.get_stack_by_name(conn, ctx.project_id, msg.identity)
+                except NotFound:
+                    raise NotFound("Stack", msg.identity) from None
+        return m.StackRef(found.id, found.name, found.project_id)
 
     def create(self, msg: m.CreateStack) -> m.StackCreated:
         stack_id = self.service.create_stack(
@@ -251,6 +269,14 @@ class EngineHandlers:
             _caller(msg.context), msg.name, msg.adopt_data, msg.parameters
         )
         return m.StackCreated(stack_id, msg.name)
+
+
+def _looks_like_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _snapshot(found: Any) -> m.SnapshotView:

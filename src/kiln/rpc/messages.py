@@ -285,3 +285,19 @@ class StackData:
     """Abandon or export data (heat-api.md 3.10)."""
 
     data: Mapping[str, Any]
+
+
+# -- lookups ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LookupStack:
+    """Find a stack by id (soft-deleted too) or else by live name (heat-api.md 1.5)."""
+
+    context: Context
+    identity: str
+
+
+@dataclass(frozen=True)
+class StackRef:
+    id: str
+    name: str
+    project_id: str

@@ -1,0 +1,77 @@
+"""The composition root: one engine (service, handlers, workers) over one database.
+
+``kiln all``, ``kiln engine``, the API tests and the benchmarks build their
+engine here, so every mode runs the same wiring.
+"""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine
+
+from kiln.core.clock import Clock, SystemClock
+from kiln.db.engine import create_engine
+from kiln.db.migrate import upgrade
+from kiln.engine.handlers import EngineHandlers
+from kiln.engine.service import StackService
+from kiln.engine.steps import EngineDeps
+from kiln.engine.worker import EngineRuntime, Notifier
+from kiln.plugin.registry import PluginRegistry
+from kiln.schema.custom import CustomConstraints
+
+
+@dataclass
+class EngineParts:
+    deps: EngineDeps
+    service: StackService
+    notifier: Notifier
+    handlers: dict[type, Callable[[Any], Any]] = field(default_factory=dict)
+    runtime: EngineRuntime | None = None
+
+    def start(self, threads: int = 4) -> EngineRuntime:
+        self.runtime = EngineRuntime(self.deps, threads=threads, notifier=self.notifier)
+        self.runtime.start()
+        return self.runtime
+
+    def stop(self) -> None:
+        if self.runtime is not None:
+            self.runtime.stop()
+            self.runtime = None
+
+
+def open_database(url: str, *, migrate: bool = True) -> Engine:
+    db = create_engine(url)
+    if migrate:
+        upgrade(db)
+    return db
+
+
+def build_engine(
+    db: Engine,
+    *,
+    engine_id: str | None = None,
+    clock: Clock | None = None,
+    clients: Mapping[str, Any] | None = None,
+    registry: PluginRegistry | None = None,
+    max_events_per_stack: int = 1000,
+) -> EngineParts:
+    registry = registry or PluginRegistry.discover()
+    notifier = Notifier()
+    deps = EngineDeps(
+        db=db,
+        registry=registry,
+        custom=registry.custom_constraints(CustomConstraints.offline()),
+        clock=clock or SystemClock(),
+        engine_id=engine_id or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
+        clients=dict(clients or {}),
+        max_events_per_stack=max_events_per_stack,
+        wake=notifier.notify,
+    )
+    service = StackService(deps, wake=notifier.notify)
+    handlers = EngineHandlers(service).table()
+    return EngineParts(deps, service, notifier, handlers)

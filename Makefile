@@ -16,8 +16,7 @@ venv: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/kiln template validate examples/quickstart.yaml -e examples/quickstart-env.yaml
-	$(BIN)/kiln template resolve examples/quickstart.yaml -e examples/quickstart-env.yaml
-	$(BIN)/kiln template graph examples/quickstart.yaml -e examples/quickstart-env.yaml
+	BIN=$(BIN) bash scripts/run.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -34,3 +34,13 @@ if ! mysqladmin -uroot ping >/dev/null 2>&1; then
     start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd
 fi
 wait_for MariaDB 30 mysqladmin -uroot ping
+
+# RabbitMQ (127.0.0.1:5672, guest/guest) for the kiln.rpc tests. Started only when
+# it does not answer; a running broker is left alone.
+rabbit_up() { (exec 3<>/dev/tcp/127.0.0.1/5672) || rabbitmq-diagnostics -q ping; }
+if ! rabbit_up >/dev/null 2>&1; then
+    echo "services: starting RabbitMQ"
+    # A broker still booting refuses a second start: wait_for decides.
+    rabbitmq-server -detached || echo "services: rabbitmq-server -detached failed" >&2
+fi
+wait_for RabbitMQ 60 rabbit_up

@@ -56,9 +56,9 @@ def test_operations_over_messages(tmp_path: pathlib.Path) -> None:
     sid = rpc.call(m.CreateStack(ALICE, "web", m.StackInput(TEMPLATE))).stack_id
     h.run()
     preview = rpc.call(m.PreviewUpdate(ALICE, sid, m.StackInput(TEMPLATE)))
-    assert preview.unchanged == ("v",) and preview.added == ()
+    assert [r.name for r in preview.unchanged] == ["v"] and preview.added == ()
     created = rpc.call(m.PreviewCreate(ALICE, "new", m.StackInput(TEMPLATE)))
-    assert [r["name"] for r in created.resources] == ["v"]
+    assert [r.name for r in created.resources] == ["v"]
     rpc.call(m.StackAction(ALICE, sid, "check"))
     h.run()
     assert rpc.call(m.ShowStack(ALICE, sid)).action == "CHECK"

@@ -47,7 +47,6 @@ class RequestContext:
             "roles": list(self.roles),
             "is_admin": self.is_admin,
             "is_admin_project": self.is_admin_project,
-            "domain_id": self.domain_id,
         }
 
 

@@ -17,8 +17,12 @@ from sqlalchemy import Engine
 from kiln.core.clock import Clock, SystemClock
 from kiln.db.engine import create_engine
 from kiln.db.migrate import upgrade
+from kiln.db.software import StoredConfigs
+from kiln.engine.catalog_handlers import CatalogHandlers
 from kiln.engine.handlers import EngineHandlers
+from kiln.engine.resource_handlers import ResourceHandlers
 from kiln.engine.service import StackService
+from kiln.engine.software_handlers import SoftwareHandlers
 from kiln.engine.steps import EngineDeps
 from kiln.engine.worker import EngineRuntime, Notifier
 from kiln.plugin.registry import PluginRegistry
@@ -72,6 +76,10 @@ def build_engine(
         max_events_per_stack=max_events_per_stack,
         wake=notifier.notify,
     )
+    deps.clients = {"software_config": StoredConfigs(db), **deps.clients}
     service = StackService(deps, wake=notifier.notify)
     handlers = EngineHandlers(service).table()
+    handlers.update(CatalogHandlers(service).table())
+    handlers.update(SoftwareHandlers(service).table())
+    handlers.update(ResourceHandlers(service).table())
     return EngineParts(deps, service, notifier, handlers)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from kiln.cli.all_cmd import all_command
+from kiln.cli.client.stack_cmds import COMMANDS
 from kiln.cli.runtime import configure_process
 from kiln.cli.template_cmd import template
 
@@ -15,6 +17,9 @@ def cli() -> None:
 
 
 cli.add_command(template)
+cli.add_command(all_command)
+for command in COMMANDS:
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -131,10 +131,22 @@ def template() -> None:
 
 @template.command()
 @_common
+@click.option(
+    "--os-cloud", "cloud", default=None, help="Validate on this cloud's API instead of offline."
+)
 def validate(
-    template_path: str, environments: tuple[str, ...], parameters: tuple[str, ...], fmt: str
+    template_path: str,
+    environments: tuple[str, ...],
+    parameters: tuple[str, ...],
+    fmt: str,
+    cloud: str | None,
 ) -> None:
     """Validate TEMPLATE; print Heat's validate document or every error."""
+    if cloud is not None:
+        from kiln.cli.client.stack_cmds import remote_validate
+
+        remote_validate(cloud, template_path, environments, parameters, fmt)
+        return
     _run(
         template_path,
         environments,

@@ -2,7 +2,8 @@
 
 Events are ordered by their autoincrement ``id`` (insertion order), which the
 (stack_id, id) index serves. Listing is keyset-paged in either direction: the
-marker is the uuid of the last event of the previous page. Pruning keeps the
+marker is the uuid of the last event of the previous page (a page sorted by
+resource type first is keyset-paged on (resource_type, id)). Pruning keeps the
 newest ``keep`` events of a stack (``max_events_per_stack``, run by the sweeper,
 not on the insert path). Imports: stdlib, SQLAlchemy, ``kiln.core`` and ``kiln.db``.
 """
@@ -27,6 +28,8 @@ E = tables.event
 FILTER_KEYS = frozenset(
     {"uuid", "resource_name", "physical_resource_id", "resource_type", "action", "status"}
 )
+#: Columns a page may be sorted by before the id (which orders by insertion, i.e. time).
+SORT_KEYS = frozenset({"resource_type"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +109,19 @@ def list_events(
     limit: int | None = None,
     marker: str | None = None,
     sort_dir: str = "asc",
+    sort_keys: Sequence[str] = (),
 ) -> list[Event]:
     """One page of the events of one stack (or several: a stack and its nested ones).
 
     ``sort_dir`` "asc" is oldest first; "desc" newest first. A filter value that
-    is a list or tuple matches any of its items.
+    is a list or tuple matches any of its items. ``sort_keys`` (from SORT_KEYS)
+    order before the id; the page is keyset-paged on all of them.
     """
     if sort_dir not in ("asc", "desc"):
         raise NotSupported(f"Sort direction '{sort_dir}' is not supported")
+    for key in sort_keys:
+        if key not in SORT_KEYS:
+            raise NotSupported(f"Sort key '{key}' is not supported")
     ids = [stack_ids] if isinstance(stack_ids, str) else list(stack_ids)
     query = sa.select(E).where(E.c.stack_id.in_(ids) if len(ids) != 1 else E.c.stack_id == ids[0])
     for key, value in (filters or {}).items():
@@ -124,13 +132,34 @@ def list_events(
         else:
             query = query.where(E.c[key] == value)
     descending = sort_dir == "desc"
+    columns = [E.c[key] for key in dict.fromkeys(sort_keys)] + [E.c.id]
     if marker is not None:
         mark = get_event(conn, marker)
-        query = query.where(E.c.id < mark.id if descending else E.c.id > mark.id)
-    query = query.order_by(E.c.id.desc() if descending else E.c.id.asc())
+        query = query.where(_after(columns, [getattr(mark, c.name) for c in columns], descending))
+    query = query.order_by(*(c.desc() if descending else c.asc() for c in columns))
     if limit is not None:
         query = query.limit(limit)
     return [from_row(Event, row) for row in conn.execute(query)]
+
+
+def _after(columns: list[sa.Column[Any]], values: list[Any], descending: bool) -> Any:
+    """Rows strictly after ``values`` in the lexicographic order of ``columns``."""
+    clauses = []
+    for i, column in enumerate(columns):
+        equal = [columns[j] == values[j] for j in range(i)]
+        beyond = column < values[i] if descending else column > values[i]
+        clauses.append(sa.and_(*equal, beyond))
+    return sa.or_(*clauses)
+
+
+def find_event(conn: Connection, event_uuid: str, stack_ids: Sequence[str]) -> Event | None:
+    """The event with that uuid if it belongs to one of ``stack_ids``; None otherwise."""
+    if not stack_ids:
+        return None
+    row = conn.execute(
+        sa.select(E).where(E.c.uuid == event_uuid, E.c.stack_id.in_(list(stack_ids)))
+    ).first()
+    return None if row is None else from_row(Event, row)
 
 
 def count_events(conn: Connection, stack_id: str) -> int:

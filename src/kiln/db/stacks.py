@@ -32,7 +32,19 @@ from kiln.db.errors import ConcurrentUpdate, NotFound, StackExists
 S = tables.stack
 
 FILTER_KEYS = frozenset(
-    {"id", "name", "action", "status", "owner_id", "root_id", "user_id", "project_id"}
+    {
+        "id",
+        "name",
+        "action",
+        "status",
+        "owner_id",
+        "root_id",
+        "user_id",
+        "project_id",
+        "status_reason",
+        "disable_rollback",
+        "timeout_mins",
+    }
 )
 SORT_KEYS = frozenset({"name", "action", "status", "created_at", "updated_at"})
 
@@ -200,6 +212,107 @@ def list_stacks(
     keyset-paged on the sort keys plus the id: ``marker`` is the id of the last
     stack of the previous page (NotFound if it does not exist).
     """
+    query, columns, descending = _listing(
+        project_id, filters, sort_keys, sort_dir, show_deleted, show_nested
+    )
+    if marker is not None:
+        mark = get_stack(conn, marker)
+        query = query.where(_after(columns, [getattr(mark, c.name) for c in columns], descending))
+    query = query.order_by(*(c.desc() if descending else c.asc() for c in columns))
+    if limit is not None:
+        query = query.limit(limit)
+    return [from_row(Stack, row) for row in conn.execute(query)]
+
+
+@dataclass(frozen=True, slots=True)
+class TagFilter:
+    """Tags a listed stack must have or lack: ``all`` of them, ``any`` of them, not
+    ``not_all`` of them together, none of ``not_any``, and none of ``hidden``."""
+
+    all: Sequence[str] = ()
+    any: Sequence[str] = ()
+    not_all: Sequence[str] = ()
+    not_any: Sequence[str] = ()
+    hidden: Sequence[str] = ()
+
+    def active(self) -> bool:
+        return bool(self.all or self.any or self.not_all or self.not_any or self.hidden)
+
+    def matches(self, tags: Sequence[str]) -> bool:
+        have = set(tags)
+        if self.all and not set(self.all) <= have:
+            return False
+        if self.any and not set(self.any) & have:
+            return False
+        if self.not_all and set(self.not_all) <= have:
+            return False
+        return not (set(self.not_any) | set(self.hidden)) & have
+
+
+def find_stacks(
+    conn: Connection,
+    project_id: str | None,
+    *,
+    filters: Mapping[str, Any] | None = None,
+    sort_keys: Sequence[str] = ("created_at",),
+    sort_dir: str = "desc",
+    limit: int | None = None,
+    marker: str | None = None,
+    show_deleted: bool = False,
+    show_nested: bool = False,
+    tags: TagFilter | None = None,
+    with_count: bool = False,
+) -> tuple[list[Stack], int | None]:
+    """A page of stacks as the API lists them, and (``with_count``) how many match.
+
+    As ``list_stacks``, plus tag filters, and an unknown ``marker`` is ignored
+    (the first page), as Heat does. Tags live in a JSON column, which the three
+    databases query differently: with a tag filter the matching is done here,
+    over the rows the other filters leave.
+    """
+    query, columns, descending = _listing(
+        project_id, filters, sort_keys, sort_dir, show_deleted, show_nested
+    )
+    ordered = query.order_by(*(c.desc() if descending else c.asc() for c in columns))
+    if tags is not None and tags.active():
+        found = [from_row(Stack, row) for row in conn.execute(ordered)]
+        found = [s for s in found if tags.matches(s.tags)]
+        ids = [s.id for s in found]
+        page = found[ids.index(marker) + 1 :] if marker in ids else found
+        return (page if limit is None else page[:limit]), (len(found) if with_count else None)
+    count = None
+    if with_count:
+        count = conn.execute(sa.select(sa.func.count()).select_from(query.subquery())).scalar_one()
+    if marker is not None:
+        try:
+            mark = get_stack(conn, marker)
+        except NotFound:
+            mark = None
+        if mark is not None:
+            after = _after(columns, [getattr(mark, c.name) for c in columns], descending)
+            ordered = ordered.where(after)
+    if limit is not None:
+        ordered = ordered.limit(limit)
+    return [from_row(Stack, row) for row in conn.execute(ordered)], count
+
+
+def count_live_stacks(conn: Connection, project_id: str) -> int:
+    """The project's live top-level stacks (what max_stacks_per_tenant limits)."""
+    query = sa.select(sa.func.count()).where(
+        S.c.project_id == project_id, S.c.deleted_at.is_(None), S.c.owner_id.is_(None)
+    )
+    return int(conn.execute(query).scalar_one())
+
+
+def _listing(
+    project_id: str | None,
+    filters: Mapping[str, Any] | None,
+    sort_keys: Sequence[str],
+    sort_dir: str,
+    show_deleted: bool,
+    show_nested: bool,
+) -> tuple[sa.Select[Any], list[sa.Column[Any]], bool]:
+    """The filtered query, the order columns (id last) and whether descending."""
     if sort_dir not in ("asc", "desc"):
         raise NotSupported(f"Sort direction '{sort_dir}' is not supported")
     for key in sort_keys:
@@ -220,14 +333,7 @@ def list_stacks(
         else:
             query = query.where(S.c[key] == value)
     columns = [S.c[key] for key in sort_keys if key != "id"] + [S.c.id]
-    descending = sort_dir == "desc"
-    if marker is not None:
-        mark = get_stack(conn, marker)
-        query = query.where(_after(columns, [getattr(mark, c.name) for c in columns], descending))
-    query = query.order_by(*(c.desc() if descending else c.asc() for c in columns))
-    if limit is not None:
-        query = query.limit(limit)
-    return [from_row(Stack, row) for row in conn.execute(query)]
+    return query, columns, sort_dir == "desc"
 
 
 def _after(columns: list[sa.Column[Any]], values: list[Any], descending: bool) -> Any:

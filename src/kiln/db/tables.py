@@ -262,5 +262,45 @@ snapshot = sa.Table(
     **MYSQL_TABLE_ARGS,
 )
 
+# Software configs and deployments (heat-api.md 2.8). A config never changes once
+# stored: its body (config text or structure, inputs, outputs, options) is one
+# JSON document. A deployment's project is the caller's; stack users reach it
+# through stack_user_project_id.
+software_config = sa.Table(
+    "software_config",
+    metadata,
+    _id(primary_key=True),
+    sa.Column("project_id", sa.String(PROJECT_LEN), nullable=False),
+    sa.Column("name", sa.String(NAME_LEN), nullable=True),
+    sa.Column("group", sa.String(NAME_LEN), nullable=True),
+    sa.Column("body", json_type(), nullable=False),
+    _time("created_at"),
+    _time("updated_at", nullable=True),
+    sa.Index("ix_software_config_project_id_created_at", "project_id", "created_at"),
+    **MYSQL_TABLE_ARGS,
+)
+
+software_deployment = sa.Table(
+    "software_deployment",
+    metadata,
+    _id(primary_key=True),
+    sa.Column("project_id", sa.String(PROJECT_LEN), nullable=False),
+    _id("config_id", sa.ForeignKey("software_config.id"), nullable=False),
+    sa.Column("server_id", sa.String(NAME_LEN), nullable=False),
+    sa.Column("input_values", json_type(nullable=True), nullable=True),
+    sa.Column("output_values", json_type(nullable=True), nullable=True),
+    sa.Column("action", sa.String(NAME_LEN), nullable=True),
+    sa.Column("status", sa.String(NAME_LEN), nullable=True),
+    sa.Column("status_reason", sa.Text, nullable=True),
+    sa.Column("stack_user_project_id", sa.String(PROJECT_LEN), nullable=True),
+    _time("created_at"),
+    _time("updated_at", nullable=True),
+    sa.Index("ix_software_deployment_config_id", "config_id"),
+    sa.Index("ix_software_deployment_server_id", "server_id"),
+    sa.Index("ix_software_deployment_project_id", "project_id"),
+    sa.Index("ix_software_deployment_stack_user_project_id", "stack_user_project_id"),
+    **MYSQL_TABLE_ARGS,
+)
+
 # Children before parents: the order in which rows can be deleted.
 DELETE_ORDER: tuple[sa.Table, ...] = tuple(reversed(metadata.sorted_tables))

@@ -1,21 +1,49 @@
 """The engine's side of the RPC messages: each message type to a service call.
 
 Every read is scoped to the caller's project: a stack of another project is
-"not found", never visible.
+"not found", never visible. The checks Heat's engine makes before it accepts
+a request live here too: stack names, per-project quotas, which actions a
+stack's state allows, and Heat's messages for each refusal.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from kiln.core.errors import NotSupported
+from kiln.core.errors import (
+    ActionInProgress,
+    KilnError,
+    NotSupported,
+    RequestLimitExceeded,
+    StackValidationFailed,
+)
 from kiln.db import engine as dbe
+from kiln.db import snapshots as sndb
 from kiln.db import stacks as sdb
-from kiln.db.errors import NotFound
+from kiln.db.errors import NotFound, StackExists
+from kiln.engine import stack_reads
 from kiln.engine.service import Caller, StackRequest, StackService
 from kiln.rpc import messages as m
+
+#: heat-api.md 7: what a stack name may be
+STACK_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]{0,254}")
+
+CANCELLABLE = {"cancel_update": ("UPDATE",), "cancel_without_rollback": ("UPDATE", "CREATE")}
+STACK_ACTIONS = ("suspend", "resume", "check")
+
+
+class SnapshotNotFound(KilnError):
+    """Heat's SnapshotNotFound (an EntityNotFound)."""
+
+    http_status = 404
+
+    def __init__(self, snapshot_id: str, stack_name: str) -> None:
+        super().__init__(
+            f"The Snapshot ({snapshot_id}) for Stack ({stack_name}) could not be found."
+        )
 
 
 def _caller(ctx: m.Context) -> Caller:
@@ -27,33 +55,24 @@ def _request(name: str, given: m.StackInput, msg: Any) -> StackRequest:
         name=name,
         template=given.template,
         environment=given.environment,
-        environment_files=given.environment_files,
+        environment_files=tuple(given.environment_files),
         files=given.files,
         parameters=given.parameters,
         timeout_mins=msg.timeout_mins,
         disable_rollback=msg.disable_rollback,
-        tags=msg.tags,
+        tags=tuple(msg.tags),
     )
 
 
-def _view(stack: sdb.Stack, outputs: list[m.Output] | None = None) -> m.StackView:
-    return m.StackView(
-        id=stack.id,
-        name=stack.name,
-        project_id=stack.project_id,
-        action=stack.action,
-        status=stack.status,
-        status_reason=stack.status_reason,
-        created_at=stack.created_at,
-        updated_at=stack.updated_at,
-        deleted_at=stack.deleted_at,
-        parent_id=stack.owner_id,
-        timeout_mins=stack.timeout_mins,
-        disable_rollback=stack.disable_rollback,
-        tags=tuple(stack.tags),
-        parameters=dict(stack.parameters),
-        outputs=tuple(outputs or ()),
-    )
+def check_stack_name(name: Any) -> None:
+    """Heat's rule for the name of a new (top-level) stack."""
+    if not isinstance(name, str):
+        raise StackValidationFailed(f"Invalid stack name {name}, must be a string")
+    if not STACK_NAME.fullmatch(name):
+        raise StackValidationFailed(
+            f'Invalid stack name {name} must contain only alphanumeric or "_-." '
+            "characters, must start with alpha and must be 255 characters or less."
+        )
 
 
 class EngineHandlers:
@@ -71,6 +90,9 @@ class EngineHandlers:
             m.ListStacks: self.list,
             m.ListResources: self.resources,
             m.ListEvents: self.events,
+            m.ListOutputs: self.list_outputs,
+            m.ShowOutput: self.show_output,
+            m.GetStackDocument: self.document,
             m.PreviewCreate: self.preview_create,
             m.PreviewUpdate: self.preview_update,
             m.StackAction: self.action,
@@ -84,11 +106,36 @@ class EngineHandlers:
             m.LookupStack: self.lookup,
         }
 
-    def _own_stack(self, ctx: m.Context, stack_id: str) -> sdb.Stack:
-        stack = self.service.get_stack(stack_id)
+    def _own_stack(self, ctx: m.Context, stack_id: str, name: str | None = None) -> sdb.Stack:
+        """The stack with that id (and ``name``, when the URL gives one) the caller may see."""
+        try:
+            stack = self.service.get_stack(stack_id)
+        except NotFound:
+            raise NotFound("Stack", name or stack_id) from None
         if stack.project_id != ctx.project_id and not ctx.is_admin:
-            raise NotFound("Stack", stack_id)
+            raise NotFound("Stack", name or stack_id)
+        if name is not None and stack.name != name:
+            raise NotFound("Stack", name)
         return stack
+
+    def _check_new_stack(self, ctx: m.Context, name: str, max_stacks: int | None) -> None:
+        """Name, uniqueness and (unless ``max_stacks`` is None) the project's quota."""
+        check_stack_name(name)
+        with dbe.read(self.service.deps.db) as conn:
+            try:
+                sdb.get_stack_by_name(conn, ctx.project_id, name)
+            except NotFound:
+                pass
+            else:
+                raise StackExists(name)
+            if max_stacks is None or max_stacks < 0 or ctx.is_admin:
+                return
+            count = sdb.count_live_stacks(conn, ctx.project_id)
+        if count >= max_stacks:
+            raise RequestLimitExceeded(
+                "Request limit exceeded: You have reached the maximum stacks per tenant, "
+                f"{max_stacks}. Please delete some stacks."
+            )
 
     def lookup(self, msg: m.LookupStack) -> m.StackRef:
         ctx = msg.context
@@ -106,46 +153,75 @@ class EngineHandlers:
                     raise NotFound("Stack", msg.identity) from None
         return m.StackRef(found.id, found.name, found.project_id)
 
+    # -- lifecycle ----------------------------------------------------------------------------
     def create(self, msg: m.CreateStack) -> m.StackCreated:
+        self._check_new_stack(msg.context, msg.name, msg.max_stacks_per_tenant)
         stack_id = self.service.create_stack(
             _caller(msg.context), _request(msg.name, msg.input, msg)
         )
         return m.StackCreated(stack_id, msg.name)
 
     def update(self, msg: m.UpdateStack) -> m.Accepted:
-        stack = self._own_stack(msg.context, msg.stack_id)
-        self.service.update_stack(
-            _caller(msg.context), stack.id, _request(stack.name, msg.input, msg)
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
+        if stack.action == "SUSPEND":
+            raise NotSupported("Updating a stack when it is suspended is not supported.")
+        if stack.action == "DELETE":
+            raise NotSupported("Updating a stack when it is deleting is not supported.")
+        # A PATCH keeps what it does not name; a PUT starts from Heat's defaults.
+        keep = msg.existing
+        request = StackRequest(
+            name=stack.name,
+            template=msg.input.template,
+            environment=msg.input.environment,
+            environment_files=tuple(msg.input.environment_files),
+            files=msg.input.files,
+            parameters=msg.input.parameters,
+            timeout_mins=(
+                msg.timeout_mins
+                if msg.timeout_mins is not None
+                else (stack.timeout_mins if keep else None)
+            ),
+            disable_rollback=(
+                msg.disable_rollback
+                if msg.disable_rollback is not None
+                else (stack.disable_rollback if keep else True)
+            ),
+            tags=tuple(msg.tags if msg.tags is not None else (stack.tags if keep else ())),
+            existing=msg.existing,
+            clear_parameters=tuple(msg.clear_parameters),
+            store_settings=True,
         )
+        self.service.update_stack(_caller(msg.context), stack.id, request)
         return m.Accepted(stack.id)
 
     def delete(self, msg: m.DeleteStack) -> m.Accepted:
-        stack = self._own_stack(msg.context, msg.stack_id)
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
         self.service.delete_stack(_caller(msg.context), stack.id)
+        # Heat deletes a stack's snapshots with it.
+        with dbe.write(self.service.deps.db) as conn:
+            for snapshot in sndb.list_snapshots(conn, stack.id):
+                sndb.delete_snapshot(conn, snapshot.id)
         return m.Accepted(stack.id)
 
+    # -- reads --------------------------------------------------------------------------------
     def show(self, msg: m.ShowStack) -> m.StackView:
-        stack = self._own_stack(msg.context, msg.stack_id)
-        outputs = None
-        if msg.resolve_outputs and stack.deleted_at is None:
-            outputs = [
-                m.Output(k, v.value, v.description, v.error)
-                for k, v in self.service.outputs(stack.id).items()
-            ]
-        return _view(stack, outputs)
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
+        return stack_reads.show_stack(self.service, stack, msg.resolve_outputs)
 
     def list(self, msg: m.ListStacks) -> m.StackList:
-        with dbe.read(self.service.deps.db) as conn:
-            stacks = sdb.list_stacks(
-                conn,
-                None if msg.context.is_admin else msg.context.project_id,
-                filters=msg.filters,
-                limit=msg.limit,
-                marker=msg.marker,
-                show_deleted=msg.show_deleted,
-                show_nested=msg.show_nested,
-            )
-        return m.StackList(tuple(_view(s) for s in stacks))
+        return stack_reads.list_stacks(self.service, msg)
+
+    def list_outputs(self, msg: m.ListOutputs) -> m.OutputList:
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
+        return stack_reads.list_outputs(self.service, stack)
+
+    def show_output(self, msg: m.ShowOutput) -> m.Output:
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
+        return stack_reads.show_output(self.service, stack, msg.key)
+
+    def document(self, msg: m.GetStackDocument) -> m.StackDocument:
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
+        return stack_reads.stack_document(self.service, stack, msg.which)
 
     def resources(self, msg: m.ListResources) -> m.ResourceList:
         stack = self._own_stack(msg.context, msg.stack_id)
@@ -186,42 +262,53 @@ class EngineHandlers:
             )
         )
 
+    # -- previews -----------------------------------------------------------------------------
     def preview_create(self, msg: m.PreviewCreate) -> m.CreatePreview:
+        # Heat checks a preview's name as a create's (the quota aside).
+        self._check_new_stack(msg.context, msg.name, None)
         request = StackRequest(
             name=msg.name,
             template=msg.input.template,
             environment=msg.input.environment,
-            environment_files=msg.input.environment_files,
+            environment_files=tuple(msg.input.environment_files),
             files=msg.input.files,
             parameters=msg.input.parameters,
         )
-        return m.CreatePreview(tuple(self.service.preview_create(_caller(msg.context), request)))
+        return stack_reads.preview_create(self.service, _caller(msg.context), request)
 
     def preview_update(self, msg: m.PreviewUpdate) -> m.UpdatePreview:
-        stack = self._own_stack(msg.context, msg.stack_id)
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
         request = StackRequest(
             name=stack.name,
             template=msg.input.template,
             environment=msg.input.environment,
-            environment_files=msg.input.environment_files,
+            environment_files=tuple(msg.input.environment_files),
             files=msg.input.files,
             parameters=msg.input.parameters,
             existing=msg.existing,
-            clear_parameters=msg.clear_parameters,
+            clear_parameters=tuple(msg.clear_parameters),
         )
-        found = self.service.preview_update(_caller(msg.context), stack.id, request).as_dict()
-        return m.UpdatePreview(**{k: tuple(v) for k, v in found.items()})
+        return stack_reads.preview_update(
+            self.service, _caller(msg.context), stack, request, show_nested=msg.show_nested
+        )
 
+    # -- actions ------------------------------------------------------------------------------
     def action(self, msg: m.StackAction) -> m.Accepted:
-        stack = self._own_stack(msg.context, msg.stack_id)
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
         caller = _caller(msg.context)
-        if msg.action in ("cancel_update", "cancel_without_rollback"):
-            if not self.service.cancel_update(
-                caller, stack.id, rollback=msg.action == "cancel_update"
-            ):
-                raise NotSupported(f"Cancelling update when stack is {stack.action}_{stack.status}")
-        else:
+        if msg.action in CANCELLABLE:
+            refused = NotSupported(
+                f"Cancelling update when stack is {stack.action}_{stack.status} is not supported."
+            )
+            if stack.status != "IN_PROGRESS" or stack.action not in CANCELLABLE[msg.action]:
+                raise refused
+            rollback = msg.action == "cancel_update"
+            if not self.service.cancel_update(caller, stack.id, rollback=rollback):
+                raise refused
+        elif msg.action in STACK_ACTIONS:
             self.service.stack_action(caller, stack.id, msg.action.upper())
+        else:
+            raise NotSupported(f"Invalid action {msg.action} specified")
         return m.Accepted(stack.id)
 
     def signal(self, msg: m.SignalResource) -> m.Accepted:
@@ -236,37 +323,67 @@ class EngineHandlers:
         )
         return m.Accepted(stack.id)
 
+    # -- snapshots ----------------------------------------------------------------------------
     def create_snapshot(self, msg: m.CreateSnapshot) -> m.SnapshotView:
-        stack = self._own_stack(msg.context, msg.stack_id)
-        snapshot_id = self.service.snapshot_stack(_caller(msg.context), stack.id, msg.name)
-        return _snapshot(self.service.get_snapshot(_caller(msg.context), stack.id, snapshot_id))
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
+        caller = _caller(msg.context)
+        if stack.status == "IN_PROGRESS":  # before the quota, as in Heat
+            raise ActionInProgress(
+                f"Stack {stack.name} already has an action ({stack.action}) in progress."
+            )
+        limit = msg.max_snapshots
+        if (
+            limit >= 0
+            and not msg.context.is_admin
+            and len(self.service.list_snapshots(caller, stack.id)) >= limit
+        ):
+            raise RequestLimitExceeded(
+                "Request limit exceeded: You have reached the maximum snapshots per "
+                f"stack, {limit}. Please delete some snapshots."
+            )
+        snapshot_id = self.service.snapshot_stack(caller, stack.id, msg.name)
+        return _snapshot(self.service.get_snapshot(caller, stack.id, snapshot_id))
 
     def snapshot(self, msg: m.SnapshotRef) -> m.SnapshotView | m.Accepted:
-        stack = self._own_stack(msg.context, msg.stack_id)
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
         caller = _caller(msg.context)
+        try:
+            found = self.service.get_snapshot(caller, stack.id, msg.snapshot_id)
+        except NotFound:
+            raise SnapshotNotFound(msg.snapshot_id, stack.name) from None
         if msg.op == "delete":
+            if found.status == "IN_PROGRESS":
+                raise NotSupported("Deleting in-progress snapshot is not supported.")
             self.service.delete_snapshot(caller, stack.id, msg.snapshot_id)
             return m.Accepted(stack.id)
         if msg.op == "restore":
+            if found.status != "COMPLETE":
+                raise NotSupported("Restoring incomplete snapshot is not supported.")
             self.service.restore_snapshot(caller, stack.id, msg.snapshot_id)
             return m.Accepted(stack.id)
-        return _snapshot(self.service.get_snapshot(caller, stack.id, msg.snapshot_id))
+        return _snapshot(found)
 
     def list_snapshots(self, msg: m.ListSnapshots) -> m.SnapshotList:
-        stack = self._own_stack(msg.context, msg.stack_id)
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
         found = self.service.list_snapshots(_caller(msg.context), stack.id)
         return m.SnapshotList(tuple(_snapshot(s) for s in found))
 
+    # -- abandon, export, adopt ---------------------------------------------------------------
     def abandon(self, msg: m.AbandonStack) -> m.StackData:
-        stack = self._own_stack(msg.context, msg.stack_id)
+        stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
         caller = _caller(msg.context)
         if msg.keep:
-            return m.StackData(self.service.export_stack(caller, stack.id))
-        return m.StackData(self.service.abandon_stack(caller, stack.id))
+            data = self.service.export_stack(caller, stack.id)
+        else:
+            data = self.service.abandon_stack(caller, stack.id)
+        # Hidden values never leave the engine, not even for a later adopt.
+        return m.StackData(stack_reads.masked_stack_data(data))
 
     def adopt(self, msg: m.AdoptStack) -> m.StackCreated:
+        self._check_new_stack(msg.context, msg.name, msg.max_stacks_per_tenant)
+        adopt_data = stack_reads.without_masked_values(msg.adopt_data)
         stack_id = self.service.adopt_stack(
-            _caller(msg.context), msg.name, msg.adopt_data, msg.parameters
+            _caller(msg.context), msg.name, adopt_data, msg.parameters
         )
         return m.StackCreated(stack_id, msg.name)
 
@@ -281,5 +398,11 @@ def _looks_like_uuid(text: str) -> bool:
 
 def _snapshot(found: Any) -> m.SnapshotView:
     return m.SnapshotView(
-        found.id, found.name, found.status, found.status_reason, found.data, found.created_at
+        found.id,
+        found.name,
+        found.status,
+        found.status_reason or None,
+        stack_reads.masked_stack_data(found.data),
+        found.created_at,
+        action=found.action,
     )

@@ -49,8 +49,9 @@ class StackRequest:
     """A create or update request, as the API hands it over."""
 
     name: str
-    template: Mapping[str, Any] | None
-    environment: Mapping[str, Any] | None = None
+    #: data, or JSON/YAML text (parsed here, so errors have file:line:col)
+    template: Mapping[str, Any] | str | None
+    environment: Mapping[str, Any] | str | None = None
     environment_files: Sequence[tuple[str, Any]] = ()
     files: Mapping[str, Any] = field(default_factory=dict)
     parameters: Mapping[str, Any] = field(default_factory=dict)
@@ -61,6 +62,9 @@ class StackRequest:
     existing: bool = False
     #: PATCH update: stored parameter values to drop
     clear_parameters: Sequence[str] = ()
+    #: update: store tags, timeout_mins and disable_rollback on the stack too
+    #: (the API's updates do; a restore keeps the stack's own)
+    store_settings: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,9 @@ class StackService(StackOperations):
     def _definition(self, request: StackRequest, identity: StackIdentity) -> StackDefinition:
         if request.template is None:
             raise StackValidationFailed("No template specified")
+        template = request.template
         definition = build_stack(
-            dict(request.template),
+            template if isinstance(template, str) else dict(template),
             environment=request.environment,
             environment_files=request.environment_files,
             files=request.files,
@@ -221,6 +226,7 @@ class StackService(StackOperations):
                 now=now,
                 expected_version=stack.version,
                 parameters=dict(definition.environment.parameters),
+                **_settings(request),
             )
             rows = [_with_template(r, template_id) for r in plan.new_rows]
             rdb.create_resources(conn, rows, now=now)
@@ -363,9 +369,21 @@ class StackService(StackOperations):
             return evdb.list_events(conn, [stack_id])
 
 
+def _settings(request: StackRequest) -> dict[str, Any]:
+    if not request.store_settings:
+        return {}
+    return {
+        "tags": list(request.tags),
+        "timeout_mins": request.timeout_mins,
+        "disable_rollback": request.disable_rollback,
+    }
+
+
 def _patched(request: StackRequest, stored: tdb.RawTemplate) -> StackRequest:
     """A PATCH request made whole from what the stack has stored."""
     from dataclasses import replace
+
+    from kiln.template.loader import load_environment
 
     environment = dict(stored.environment)
     parameters = {
@@ -376,7 +394,26 @@ def _patched(request: StackRequest, stored: tdb.RawTemplate) -> StackRequest:
     defaults = dict(environment.get("parameter_defaults") or {})
     for key in request.clear_parameters:
         defaults.pop(key, None)
-    given = dict(request.environment or {})
+    template = request.template if request.template is not None else stored.template
+    files = {**stored.files, **request.files}
+    if request.environment_files:
+        # The files merge over the stored environment (an inline one is
+        # ignored when there are files): the stored one goes first.
+        environment.update(parameters=parameters, parameter_defaults=defaults)
+        return replace(
+            request,
+            template=template,
+            environment=None,
+            environment_files=[
+                ("<existing environment>", environment),
+                *request.environment_files,
+            ],
+            files=files,
+        )
+    given_env = request.environment
+    if isinstance(given_env, str):
+        given_env = load_environment(given_env).data
+    given = dict(given_env or {})
     parameters.update(given.pop("parameters", None) or {})
     defaults.update(given.pop("parameter_defaults", None) or {})
     registry = dict(environment.get("resource_registry") or {})
@@ -385,12 +422,7 @@ def _patched(request: StackRequest, stored: tdb.RawTemplate) -> StackRequest:
     environment.update(
         parameters=parameters, parameter_defaults=defaults, resource_registry=registry
     )
-    return replace(
-        request,
-        template=request.template if request.template is not None else stored.template,
-        environment=environment,
-        files={**stored.files, **request.files},
-    )
+    return replace(request, template=template, environment=environment, files=files)
 
 
 def _adopted(

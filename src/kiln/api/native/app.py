@@ -14,12 +14,28 @@ from typing import Any
 import falcon
 
 from kiln.api import faults
-from kiln.api.native import lookup
+from kiln.api.native import (
+    actions,
+    events,
+    lookup,
+    resource_types,
+    resources,
+    services,
+    snapshots,
+    software_configs,
+    software_deployments,
+    stacks,
+    templates,
+)
 from kiln.api.native.support import ApiDeps, RouteFactory, check_tenant, webob_response
 
 #: The noun modules, each with ``routes(deps)``. Order matters only where
 #: Falcon would see two templates as the same (it rejects that at start-up).
 ROUTE_FACTORIES: list[RouteFactory] = [lookup.routes]
+ROUTE_FACTORIES += [templates.routes, resource_types.routes, services.routes]
+ROUTE_FACTORIES += [software_configs.routes, software_deployments.routes]
+ROUTE_FACTORIES += [resources.routes, events.routes]
+ROUTE_FACTORIES += [stacks.routes, actions.routes, snapshots.routes]
 
 
 class TenantScope:

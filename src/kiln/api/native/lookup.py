@@ -43,9 +43,10 @@ class StackLookup:
         self.deps = deps
 
     def on_get(
-        self, req: falcon.Request, resp: falcon.Response, tenant_id: str, identity: str
+        self, req: falcon.Request, resp: falcon.Response, tenant_id: str, stack_name: str
     ) -> None:
-        _lookup(self.deps, req, resp, identity, None)
+        # ``{stack_name}``: the variable every /stacks/ template shares (Falcon insists).
+        _lookup(self.deps, req, resp, stack_name, None)
 
     on_post = on_put = on_patch = on_delete = on_get
 
@@ -110,4 +111,4 @@ def _lookup(
 
 
 def routes(deps: ApiDeps) -> list[Route]:
-    return [("/{tenant_id}/stacks/{identity}", StackLookup(deps))]
+    return [("/{tenant_id}/stacks/{stack_name}", StackLookup(deps))]

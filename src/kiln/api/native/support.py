@@ -35,6 +35,12 @@ class Policy:
     ) -> None:
         """Raise ``faults.Forbidden`` unless ``context`` may use ``rule``."""
 
+    def resource_type_allowed(self, type_name: str, context: RequestContext) -> bool:
+        """Whether ``context`` may see and use ``type_name`` (``resource_types:<Type>``).
+
+        A refusal is reported as ``faults.Forbidden(type_name)``, as Heat does."""
+        return True
+
 
 @dataclass
 class ApiSettings:
@@ -43,6 +49,8 @@ class ApiSettings:
     max_json_body_size: int = 1_048_576
     max_template_size: int = 524_288
     max_stacks_per_tenant: int = 512
+    max_snapshots_per_stack: int = 32
+    template_fetch_timeout: int = 60
     max_nested_stack_depth: int = 5
     enable_stack_abandon: bool = True
     enable_stack_adopt: bool = True

@@ -1,0 +1,1 @@
+"""The `kiln` client commands: talk to a Kiln (or Heat) API like any client."""

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import pathlib
 import subprocess
 
 import pytest
+
+from conftest import parse_json_output
 
 HERE = pathlib.Path(__file__).parent / "templates"
 PROJECT = "fedcba9876543210fedcba9876543210"
@@ -27,7 +28,7 @@ def _openstack(server, *args):
     ]
     done = subprocess.run(cmd, env=server.env(), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr + server.log_tail()
-    return json.loads(done.stdout) if done.stdout.strip() else None
+    return parse_json_output(done.stdout)
 
 
 def test_create_list_delete_without_keystone(kiln_noauth):

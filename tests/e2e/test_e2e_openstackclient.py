@@ -72,7 +72,7 @@ def test_snapshot_create_restore(kiln_server, app_stack):
     assert snap["status"] in ("IN_PROGRESS", "COMPLETE")
     listed = kiln_server.openstack("stack", "snapshot", "list", "e2e-app")
     assert [s["name"] for s in listed] == ["snap1"]
-    kiln_server.openstack("stack", "snapshot", "restore", "e2e-app", snap["id"], json_out=False)
+    kiln_server.openstack("stack", "snapshot", "restore", "e2e-app", snap["ID"], json_out=False)
 
 
 def test_validate_and_resource_types(kiln_server):

@@ -9,7 +9,14 @@ import pytest
 
 HERE = pathlib.Path(__file__).parent / "templates"
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [
+    pytest.mark.timeout(180),
+    # openstacksdk warns about its optional metrics backends whenever it connects
+    pytest.mark.filterwarnings("ignore::openstack.warnings.OpenStackWarning"),
+    pytest.mark.filterwarnings("ignore::openstack.warnings.RemovedInSDK50Warning"),
+    pytest.mark.filterwarnings("ignore::openstack.warnings.RemovedInSDK60Warning"),
+    pytest.mark.filterwarnings("ignore::openstack.warnings.OpenStackDeprecationWarning"),
+]
 
 
 def test_sdk_create_get_delete_with_keystone(kiln_server):

@@ -88,3 +88,31 @@ def test_nothing_to_cancel(h: Harness) -> None:
     sid = h.create(GOOD)
     h.run()
     assert not h.service.cancel_update(CALLER, sid)
+
+
+def test_cancel_does_not_wait_for_the_next_poll(h: Harness) -> None:
+    sid = h.create(GOOD)
+    h.run()
+    h.update(sid, SLOW, parameters={"value": "two"})
+    h.worker.step_once()
+    h.worker.step_once()
+    started = h.clock.now()
+    assert h.service.cancel_update(CALLER, sid, rollback=True)
+    h.run()
+    stack = h.service.get_stack(sid)
+    assert (stack.action, stack.status) == ("ROLLBACK", "COMPLETE")
+    # the waiting resource's poll was due much later; the cancel brought it forward
+    assert (h.clock.now() - started).total_seconds() < 5
+
+
+def test_cancel_with_rollback_records_no_failed_stack_event(h: Harness) -> None:
+    sid = h.create(GOOD)
+    h.run()
+    h.update(sid, SLOW, parameters={"value": "two"})
+    h.worker.step_once()
+    assert h.service.cancel_update(CALLER, sid, rollback=True)
+    h.run()
+    stack_events = [(e.action, e.status) for e in h.service.events(sid) if e.resource_name == "s"]
+    # heatclient's `stack cancel --wait` ends at the first FAILED or COMPLETE stack event
+    assert ("UPDATE", "FAILED") not in stack_events
+    assert stack_events[-1] == ("ROLLBACK", "COMPLETE")

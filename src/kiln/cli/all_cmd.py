@@ -23,6 +23,7 @@ from typing import Any
 import click
 import yaml
 
+from kiln.api.middleware.token_cache import TokenCache
 from kiln.api.native.app import create_app
 from kiln.api.native.support import ApiDeps, ApiSettings
 from kiln.api.policy import OsloPolicy
@@ -102,12 +103,16 @@ class Embedded:
                 create_identity_app(store, catalog=catalog), self.host, self.identity_port
             )
         )
+        token_cache = TokenCache()
+        store.add_change_listener(token_cache.clear)
         deps = ApiDeps(
             engine=InProcessTransport(self.engine.handlers),
             policy=OsloPolicy(),
             settings=ApiSettings(),
         )
-        api = _native_pipeline(deps, identity_url, self.credentials, no_auth=self.no_auth)
+        api = _native_pipeline(
+            deps, identity_url, self.credentials, token_cache, no_auth=self.no_auth
+        )
         self.servers.append(serve_in_thread(api, self.host, self.api_port, threads=16))
 
     def stop(self) -> None:
@@ -143,7 +148,12 @@ class Embedded:
 
 
 def _native_pipeline(
-    deps: ApiDeps, identity_url: str, credentials: Credentials, *, no_auth: bool
+    deps: ApiDeps,
+    identity_url: str,
+    credentials: Credentials,
+    token_cache: TokenCache,
+    *,
+    no_auth: bool,
 ) -> Any:
     from kiln.api.pipeline import AuthSettings, build_native_pipeline
 
@@ -154,6 +164,7 @@ def _native_pipeline(
             username="kiln",
             password=credentials.service,
             project_name="admin",
+            token_cache=token_cache,
         )
     return build_native_pipeline(create_app(deps), settings=deps.settings, auth=auth)
 

@@ -373,3 +373,14 @@ def wake_parked(conn: Connection, *, stack_id: str, resource_id: str, now: datet
         .values(not_before=now, updated_at=now)
     )
     return int(result.rowcount)
+
+
+def hurry_tasks(conn: Connection, traversal_id: str, *, now: datetime) -> int:
+    """Make the traversal's waiting READY tasks due now (a cancel must not wait for the
+    next poll of a long action). Returns how many moved. Writes."""
+    result = conn.execute(
+        sa.update(N)
+        .where(N.c.traversal_id == traversal_id, N.c.state == "READY", N.c.not_before > now)
+        .values(not_before=now)
+    )
+    return int(result.rowcount or 0)

@@ -24,7 +24,7 @@ from kiln.db import engine as dbe
 from kiln.db import snapshots as sndb
 from kiln.db import stacks as sdb
 from kiln.db.errors import NotFound, StackExists
-from kiln.engine import stack_reads
+from kiln.engine import stack_previews, stack_reads
 from kiln.engine.service import Caller, StackRequest, StackService
 from kiln.rpc import messages as m
 
@@ -274,7 +274,7 @@ class EngineHandlers:
             files=msg.input.files,
             parameters=msg.input.parameters,
         )
-        return stack_reads.preview_create(self.service, _caller(msg.context), request)
+        return stack_previews.preview_create(self.service, _caller(msg.context), request)
 
     def preview_update(self, msg: m.PreviewUpdate) -> m.UpdatePreview:
         stack = self._own_stack(msg.context, msg.stack_id, msg.stack_name)
@@ -288,7 +288,7 @@ class EngineHandlers:
             existing=msg.existing,
             clear_parameters=tuple(msg.clear_parameters),
         )
-        return stack_reads.preview_update(
+        return stack_previews.preview_update(
             self.service, _caller(msg.context), stack, request, show_nested=msg.show_nested
         )
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from kiln.db import engine as dbe
 from kiln.db import resources as rdb
 from kiln.db import stacks as sdb
+from kiln.db import tasks as tasks_db
 from kiln.db import templates as tdb
 from kiln.db import traversals as trdb
 from kiln.db.errors import NotFound
@@ -80,6 +81,7 @@ def cancel(service: StackService, stack_id: str, *, rollback: bool) -> bool:
         if not trdb.request_cancel(conn, tid):
             return False
         trdb.set_rollback_on_failure(conn, tid, rollback)
+        tasks_db.hurry_tasks(conn, tid, now=deps.clock.now())
     service.wake()
     return True
 

@@ -192,6 +192,10 @@ class StepEndings(StepBase):
             now=now,
         ):
             return
+        if traversal.rollback_on_failure and action in ("CREATE", "UPDATE"):
+            # Heat goes from a cancelled update straight to ROLLBACK_IN_PROGRESS; a
+            # FAILED stack event first would end heatclient's `stack cancel --wait`.
+            return
         stack = sdb.get_stack(conn, traversal.stack_id)
         add_events(
             conn,

@@ -51,6 +51,8 @@ from kiln.api.context import ENVIRON_KEY, RequestContext
 from kiln.api.middleware.oslo_conf import private_config
 from kiln.api.middleware.request_id import ENV_GLOBAL_REQUEST_ID, ENV_REQUEST_ID
 from kiln.api.middleware.responses import StartResponse, WSGIApp
+from kiln.api.middleware.token_cache import ENV_KEY as TOKEN_CACHE_ENV_KEY
+from kiln.api.middleware.token_cache import ProvideTokenCache, TokenCache
 
 GROUP = "keystone_authtoken"
 _PLUGIN_FIELDS = (
@@ -86,6 +88,8 @@ class AuthSettings:
     auth_type: str | None = "password"
     options: Mapping[str, Any] = field(default_factory=dict)
     config: cfg.ConfigOpts | None = None
+    #: a cache the co-located identity service flushes on revocation (``kiln all``)
+    token_cache: TokenCache | None = None
 
     @classmethod
     def from_config(cls, config: cfg.ConfigOpts) -> AuthSettings:
@@ -125,6 +129,8 @@ def authtoken_conf(settings: AuthSettings) -> dict[str, Any]:
             value = getattr(settings, name)
             if value is not None and name in known:
                 config.set_override(name, value, group=GROUP)
+    if settings.token_cache is not None:
+        conf["cache"] = TOKEN_CACHE_ENV_KEY  # keystonemiddleware: environ key of a cache
     conf.update(settings.options)
     conf["oslo_config_config"] = config
     return conf
@@ -135,6 +141,8 @@ def keystone_auth(app: WSGIApp, settings: AuthSettings) -> WSGIApp:
     from keystonemiddleware import auth_token  # imports WebOb: see the package docstring
 
     protocol: WSGIApp = auth_token.AuthProtocol(ContextMiddleware(app), authtoken_conf(settings))
+    if settings.token_cache is not None:
+        protocol = ProvideTokenCache(protocol, settings.token_cache)
     return protocol
 
 

@@ -57,7 +57,14 @@ class Database:
         self.now = now
         self._lock_retries = lock_retries
         self._fernets: dict[str, Fernet] = {}
+        self._change_listeners: list[Callable[[], None]] = []
         self._retry(lambda: t.metadata.create_all(engine))
+
+    def add_change_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after every committed write: a revocation, a role taken away,
+        a user or trust deleted. ``kiln all`` flushes its token-validation cache with it,
+        so such a change reaches the API at once instead of after the cache time."""
+        self._change_listeners.append(listener)
 
     # -- transactions ---------------------------------------------------------------------
 
@@ -91,7 +98,10 @@ class Database:
                 return fn(conn)
 
         try:
-            return self._retry(run)
+            result = self._retry(run)
+            for listener in self._change_listeners:
+                listener()
+            return result
         except sa.exc.IntegrityError as exc:
             raise Conflict("Conflict occurred attempting to store the object: duplicate.") from exc
         except sa.exc.DataError as exc:

@@ -30,6 +30,7 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_template.py
 	$(BIN)/python benchmarks/bench_engine.py
+	$(BIN)/python benchmarks/bench_api.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

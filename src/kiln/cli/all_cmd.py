@@ -72,8 +72,11 @@ class Embedded:
     no_auth: bool = False
     workers: int = 4
     public_host: str | None = None
+    #: oslo.messaging URL (``rabbit://...``) for API-to-engine calls; None: in process
+    transport_url: str | None = None
     engine: EngineParts | None = None
     servers: list[ServerHandle] = field(default_factory=list)
+    closers: list[Any] = field(default_factory=list)
     credentials: Credentials | None = None
 
     @property
@@ -106,7 +109,7 @@ class Embedded:
         token_cache = TokenCache()
         store.add_change_listener(token_cache.clear)
         deps = ApiDeps(
-            engine=InProcessTransport(self.engine.handlers),
+            engine=self._engine_transport(),
             policy=OsloPolicy(),
             settings=ApiSettings(),
         )
@@ -115,10 +118,33 @@ class Embedded:
         )
         self.servers.append(serve_in_thread(api, self.host, self.api_port, threads=16))
 
+    def _engine_transport(self) -> Any:
+        """How the API reaches the engine: a direct call, or oslo.messaging when configured.
+
+        The direct call still encodes every message and reply as the bus would, so
+        nothing that could not cross the bus works here by accident. (oslo.messaging's
+        own in-process driver polls every 50 ms: every API call would cost that.)
+        """
+        assert self.engine is not None
+        if self.transport_url is None:
+            return InProcessTransport(self.engine.handlers, serialize=True)
+        from kiln.rpc.oslo_transport import EngineClient, EngineServer
+
+        server = EngineServer(
+            self.transport_url, self.engine.handlers, server_name=self.engine.deps.engine_id
+        )
+        server.start()
+        client = EngineClient(self.transport_url)
+        self.closers += [client.close, server.stop]
+        return client
+
     def stop(self) -> None:
         for server in reversed(self.servers):
             server.stop()
         self.servers.clear()
+        for close in self.closers:
+            close()
+        self.closers.clear()
         if self.engine is not None:
             self.engine.stop()
 
@@ -197,6 +223,11 @@ def write_clouds(clouds: dict[str, Any], path: pathlib.Path) -> None:
 @click.option("--workers", type=int, default=4, show_default=True)
 @click.option("--no-auth", is_flag=True, help="Development mode: no tokens; project from URL.")
 @click.option(
+    "--transport-url",
+    default=None,
+    help="oslo.messaging URL for API-to-engine calls (rabbit://...); default: in process.",
+)
+@click.option(
     "--clouds-yaml",
     type=click.Path(dir_okay=False, path_type=pathlib.Path),
     default=None,
@@ -210,6 +241,7 @@ def all_command(
     api_port: int,
     workers: int,
     no_auth: bool,
+    transport_url: str | None,
     clouds_yaml: pathlib.Path | None,
 ) -> None:
     """Run identity, the API and the engine in one process (the sandbox)."""
@@ -224,6 +256,7 @@ def all_command(
         api_port=api_port,
         workers=workers,
         no_auth=no_auth,
+        transport_url=transport_url,
     )
     running.start()
     target = (clouds_yaml or pathlib.Path("~/.config/openstack/clouds.yaml")).expanduser()

@@ -32,6 +32,9 @@ class LocalInput:
     template: Document
     environments: list[tuple[str, Document]] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    #: nested templates with their file references rewritten, by URL (what a client
+    #: uploads, as heatclient does; ``files`` keeps the text, for line numbers offline)
+    templates: dict[str, Any] = field(default_factory=dict)
 
 
 def file_url(path: str | pathlib.Path) -> str:
@@ -56,6 +59,7 @@ def _read_url(url: str) -> str:
 class _Collector:
     def __init__(self) -> None:
         self.files: dict[str, str] = {}
+        self.templates: dict[str, Any] = {}
         self._templates_done: set[str] = set()
 
     def template(self, url: str) -> Document:
@@ -79,6 +83,7 @@ class _Collector:
         except UserError:
             return  # reported when the nested template is validated
         self._process_template(doc.data, url)
+        self.templates[url] = doc.data
 
     def _process_template(self, data: Any, base: str) -> None:
         if not isinstance(data, dict):
@@ -158,7 +163,12 @@ def read_local_input(template_path: str, environment_paths: list[str]) -> LocalI
     collector = _Collector()
     environments = [(file_url(p), collector.environment(file_url(p))) for p in environment_paths]
     template = collector.template(file_url(template_path))
-    return LocalInput(template=template, environments=environments, files=collector.files)
+    return LocalInput(
+        template=template,
+        environments=environments,
+        files=collector.files,
+        templates=collector.templates,
+    )
 
 
 def load_local_stack(

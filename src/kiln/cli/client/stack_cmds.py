@@ -65,6 +65,7 @@ def stack_body(
     except KilnError as err:
         raise click.ClickException(str(err)) from None
     files = dict(local.files)
+    files.update((url, json.dumps(data)) for url, data in local.templates.items())
     names = []
     for url, doc in local.environments:
         files[url] = json.dumps(doc.data)

@@ -43,8 +43,21 @@ def show_record(record: dict[str, Any], fmt: str) -> None:
     console.print(table)
 
 
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings as literal blocks, so rendered configs read as they are."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
 def show_value(value: Any, fmt: str) -> None:
     if fmt == "yaml":
-        click.echo(yaml.safe_dump(value, sort_keys=False, default_flow_style=False).rstrip())
+        text = yaml.dump(value, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
+        click.echo(text.rstrip())
     else:
         click.echo(json.dumps(value, indent=2))

@@ -74,6 +74,21 @@ def stack_body(
     return body
 
 
+SUMMARY = (
+    "id",
+    "stack_name",
+    "stack_status",
+    "stack_status_reason",
+    "creation_time",
+    "updated_time",
+)
+
+
+def _summary(stack: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """After create or update, people want the outcome; scripts get everything."""
+    return {k: stack.get(k) for k in SUMMARY} if fmt == "table" else stack
+
+
 def _wait_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--wait", is_flag=True, help="Follow the action to its end.")(fn)
 
@@ -125,7 +140,7 @@ def create(
     path = f"/stacks/{name}/{created['id']}"
     if wait:
         report_end(api, path, wait_for(api, path, "CREATE"), "CREATE")
-    show_record(api.get(path)["stack"], fmt)
+    show_record(_summary(api.get(path)["stack"], fmt), fmt)
 
 
 @stack.command("preview")
@@ -198,7 +213,7 @@ def update(
     send(path, body)
     if wait:
         report_end(api, path, wait_for(api, path, "UPDATE"), "UPDATE")
-    show_record(api.get(path)["stack"], fmt)
+    show_record(_summary(api.get(path)["stack"], fmt), fmt)
 
 
 @stack.command("delete")

@@ -45,7 +45,10 @@ class Harness:
         return {k: v.value for k, v in self.service.outputs(stack_id).items()}
 
 
-def make_harness(tmp_path: pathlib.Path, seed: int = 1) -> Harness:
+def make_harness(
+    tmp_path: pathlib.Path, seed: int = 1, registry: PluginRegistry | None = None
+) -> Harness:
+    registry = registry or REGISTRY
     db = create_engine(f"sqlite:///{tmp_path / 'kiln.db'}")
     upgrade(db)
     clock = VirtualClock()
@@ -53,8 +56,8 @@ def make_harness(tmp_path: pathlib.Path, seed: int = 1) -> Harness:
     rng = random.Random(seed)
     deps = EngineDeps(
         db=db,
-        registry=REGISTRY,
-        custom=REGISTRY.custom_constraints(CustomConstraints.offline()),
+        registry=registry,
+        custom=registry.custom_constraints(CustomConstraints.offline()),
         clock=clock,
         engine_id="engine-1",
         rng=rng,

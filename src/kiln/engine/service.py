@@ -348,10 +348,12 @@ class StackService(StackOperations):
         with dbe.read(self.deps.db) as conn:
             return sdb.get_stack(conn, stack_id)
 
-    def outputs(self, stack_id: str) -> dict[str, OutputValue]:
-        """Every output resolved now against the stack's resources."""
+    def outputs(self, stack_id: str, stack: sdb.Stack | None = None) -> dict[str, OutputValue]:
+        """Every output resolved now against the stack's resources (``stack``: its row
+        when the caller has just read it, saving a query on every show)."""
         with dbe.read(self.deps.db) as conn:
-            stack = sdb.get_stack(conn, stack_id)
+            if stack is None:
+                stack = sdb.get_stack(conn, stack_id)
             rows = current_rows(rdb.list_resources(conn, stack_id))
             compiled = self.runner.compiled_for(conn, stack, stack.raw_template_id)
         state = RowState(compiled.definition, rows)

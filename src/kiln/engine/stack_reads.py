@@ -81,7 +81,7 @@ def show_stack(service: StackService, stack: sdb.Stack, resolve_outputs: bool) -
     if resolve_outputs and stack.deleted_at is None:
         outputs = [
             m.Output(k, v.value, v.description, v.error)
-            for k, v in service.outputs(stack.id).items()
+            for k, v in service.outputs(stack.id, stack).items()
         ]
     return stack_view(stack, definition=definition, outputs=outputs)
 

@@ -85,16 +85,25 @@ class CleanupSteps(StepEndings):
                     found = plugin.find_existing()
                     if found is not None:
                         ctx.set_physical_id(found)
-                if ld.task.phase is None and _overrides(plugin_cls, "handle_delete"):
+                snapshot = policy == "Snapshot" and plugin_cls.supports_snapshot
+                if ld.task.phase is None and (snapshot or _overrides(plugin_cls, "handle_delete")):
                     self._record_intent(ld, {"action": "DELETE"})
                 self._check_lease(ld.task)
                 self._fault(BEFORE_HANDLE, ld.task)
-                cookie = {"action": "DELETE", "plugin": plugin.handle_delete(), "polls": 0}
+                started = plugin.handle_snapshot_delete() if snapshot else plugin.handle_delete()
+                cookie = {"action": "DELETE", "plugin": started, "polls": 0}
+                if snapshot:
+                    cookie["snapshot"] = True
                 self._fault(AFTER_HANDLE, ld.task)
                 first = True
             else:
                 first = False
-            if plugin.check_delete_complete(cookie.get("plugin")):
+            check = (
+                plugin.check_snapshot_delete_complete
+                if cookie.get("snapshot")
+                else plugin.check_delete_complete
+            )
+            if check(cookie.get("plugin")):
                 return self._finish_cleanup(
                     ld, row, delete_row=True, event=True, ctx=ctx, started=first
                 )

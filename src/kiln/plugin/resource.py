@@ -151,5 +151,20 @@ class Resource:
     def check_snapshot_complete(self, cookie: Cookie) -> bool:
         return True
 
+    def handle_snapshot_delete(self) -> Cookie:
+        """``deletion_policy: Snapshot``: keep a snapshot, then delete (types with
+        ``supports_snapshot``). By default a snapshot action, then the delete; a type
+        whose cloud does both in one call (a volume backup) overrides the pair."""
+        return {"stage": "snapshot", "inner": self.handle_snapshot()}
+
+    def check_snapshot_delete_complete(self, cookie: Cookie) -> bool:
+        # The cookie is kept by the engine between polls; moving to the delete stage
+        # in place records that the snapshot is done.
+        if cookie["stage"] == "snapshot":
+            if not self.check_snapshot_complete(cookie["inner"]):
+                return False
+            cookie.update(stage="delete", inner=self.handle_delete())
+        return self.check_delete_complete(cookie["inner"])
+
     def handle_signal(self, details: Mapping[str, Any] | None) -> None:
         raise ResourceFailure(f"Signal resource during {self.ctx.action} is not supported.")

@@ -179,10 +179,14 @@ class StackOperations:
     def signal(
         self, caller: Caller, stack_id: str, resource_name: str, details: Mapping[str, Any] | None
     ) -> None:
-        """Signal a resource. ``{unset_hook: HOOK}`` clears a hook the resource waits at."""
+        """Signal a resource. ``{unset_hook: HOOK}`` clears a hook the resource waits at;
+        anything else goes to the resource's plugin (kiln.engine.signals)."""
         hook = (details or {}).get("unset_hook") if isinstance(details, Mapping) else None
         if hook is None:
-            raise NotSupported(f"Signal resource {resource_name}: only unset_hook is supported yet")
+            from kiln.engine.signals import deliver_signal
+
+            deliver_signal(self._as_service(), stack_id, resource_name, details)
+            return
         if hook not in VALID_HOOKS:
             raise InvalidBreakPointHook(
                 f'Invalid hook type "{hook}" for resource breakpoint, acceptable hook types '

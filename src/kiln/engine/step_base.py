@@ -149,7 +149,7 @@ class _RowGone(Exception):
         self.stack = stack
 
 
-class _LazyData(dict[str, rdb.ResourceDatum]):
+class LazyData(dict[str, rdb.ResourceDatum]):
     """A resource's data store, read from the database on first use only."""
 
     def __init__(self, db: Engine, resource_id: str) -> None:
@@ -291,8 +291,9 @@ class StepBase:
         typed, _ = coerce_properties(plugin_cls.properties_schema, row.properties, self.deps.custom)
         return {k: v for k, v in typed.items()}
 
-    def _attributes(self, ld: _Loaded, plugin: Resource, name: str) -> dict[str, Any]:
-        wanted = ld.compiled.wanted.get(name, set())
+    def _attributes(self, compiled: CompiledStack, plugin: Resource, name: str) -> dict[str, Any]:
+        """The attribute values the stack's templates ask for, read from the plugin now."""
+        wanted = compiled.wanted.get(name, set())
         if ALL_ATTRIBUTES in wanted:
             names = set(type(plugin).attributes_schema) | (wanted - {ALL_ATTRIBUTES})
         else:
@@ -380,7 +381,7 @@ class StepBase:
             resource_uuid=row.id,
             clock=self.deps.clock,
             stored_physical_id=row.physical_id,
-            stored_data=_LazyData(db, row.id),
+            stored_data=LazyData(db, row.id),
             update_policy=self._update_policy(ld, row.name),
             clients=clients,
             name_limit=plugin_cls.physical_name_limit,

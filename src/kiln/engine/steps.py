@@ -424,7 +424,7 @@ class StepRunner(CleanupSteps):
                 properties=dict(ctx.properties),
                 metadata=ctx.metadata if isinstance(ctx.metadata, dict) else {},
                 reference_id=plugin.reference_id(),
-                attributes=self._attributes(ld, plugin, row.name),
+                attributes=self._attributes(ld.compiled, plugin, row.name),
             )
             if started:
                 events.append(self._event(ld, row, action, "IN_PROGRESS", "state changed", ctx))

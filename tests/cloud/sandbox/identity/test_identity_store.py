@@ -123,3 +123,16 @@ def test_the_service_on_postgresql(postgresql_engine: Engine) -> None:
         assert api.validate(admin, demo, "DELETE").status_code == 204
         assert api.validate(admin, demo).status_code == 404
         api.close()
+
+
+def test_change_listeners_hear_every_committed_write(store: IdentityStore, seed) -> None:
+    heard: list[str] = []
+    store.add_change_listener(lambda: heard.append("changed"))
+    store.list_projects()  # a read changes nothing
+    assert heard == []
+    project = store.create_project("listened")
+    store.delete_project(project.id)
+    assert heard == ["changed", "changed"]
+    with pytest.raises(Conflict):
+        store.create_project("demo")  # a write that failed changed nothing
+    assert len(heard) == 2

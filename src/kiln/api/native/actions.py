@@ -12,7 +12,7 @@ from __future__ import annotations
 import falcon
 
 from kiln.api.faults import bad_request
-from kiln.api.native.support import ApiDeps, Route, authorize, body
+from kiln.api.native.support import ApiDeps, Endpoint, Route, authorize, body
 from kiln.rpc import messages as m
 
 ACTIONS = ("suspend", "resume", "check", "cancel_update", "cancel_without_rollback")
@@ -30,10 +30,7 @@ def action_of(data: dict[str, object]) -> str:
     return action
 
 
-class StackActions:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class StackActions(Endpoint):
     def on_post(
         self,
         req: falcon.Request,

@@ -19,6 +19,7 @@ from kiln.api.faults import bad_request, not_found
 from kiln.api.native.resources import resource_url
 from kiln.api.native.support import (
     ApiDeps,
+    Endpoint,
     Route,
     authorize,
     heat_time,
@@ -94,11 +95,8 @@ def list_request(
     )
 
 
-class StackEvents:
+class StackEvents(Endpoint):
     """E1."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,
@@ -113,11 +111,8 @@ class StackEvents:
         resp.media = {"events": [event_body(req, e, detail=False) for e in found.events]}
 
 
-class ResourceEvents:
+class ResourceEvents(Endpoint):
     """E2: 404 when the resource has no (matching) events."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,
@@ -137,11 +132,8 @@ class ResourceEvents:
         resp.media = {"events": [event_body(req, e, detail=False) for e in found.events]}
 
 
-class EventItem:
+class EventItem(Endpoint):
     """E3."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,

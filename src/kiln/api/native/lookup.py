@@ -13,6 +13,7 @@ import falcon
 
 from kiln.api.native.support import (
     ApiDeps,
+    Endpoint,
     Route,
     authorize,
     check_tenant,
@@ -38,10 +39,7 @@ def parse_arn(text: str) -> tuple[str, str, str, str] | None:
     return unquote(fields[4]), unquote(tail[1]), unquote(tail[2]), rest
 
 
-class StackLookup:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class StackLookup(Endpoint):
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, tenant_id: str, stack_name: str
     ) -> None:

@@ -11,16 +11,13 @@ from __future__ import annotations
 import falcon
 
 from kiln.api.faults import Forbidden, bad_request
-from kiln.api.native.support import ApiDeps, Route, authorize, query_bool
+from kiln.api.native.support import ApiDeps, Endpoint, Route, authorize, query_bool
 from kiln.rpc import catalog_messages as cm
 
 TEMPLATE_TYPES = ("cfn", "hot")
 
 
-class ResourceTypes:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class ResourceTypes(Endpoint):
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
         ctx = authorize(self.deps, req, "stacks:list_resource_types")
         with_description = query_bool(req, "with_description")
@@ -44,10 +41,7 @@ class ResourceTypes:
             resp.media = {"resource_types": [t.name for t in allowed]}
 
 
-class ResourceTypeSchema:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class ResourceTypeSchema(Endpoint):
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, tenant_id: str, type_name: str
     ) -> None:
@@ -60,10 +54,7 @@ class ResourceTypeSchema:
         resp.media = dict(reply.document)
 
 
-class ResourceTypeTemplate:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class ResourceTypeTemplate(Endpoint):
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, tenant_id: str, type_name: str
     ) -> None:

@@ -17,6 +17,7 @@ import falcon
 from kiln.api.faults import bad_request
 from kiln.api.native.support import (
     ApiDeps,
+    Endpoint,
     Route,
     authorize,
     body,
@@ -96,11 +97,8 @@ def extract_bool(name: str, value: Any) -> bool:
     return text == "true"
 
 
-class ResourceList:
+class ResourceList(Endpoint):
     """R1."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,
@@ -123,11 +121,8 @@ class ResourceList:
         resp.media = {"resources": [resource_body(req, r) for r in found.resources]}
 
 
-class ResourceItem:
+class ResourceItem(Endpoint):
     """R2 (GET) and R5 (PATCH)."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,
@@ -174,11 +169,8 @@ class ResourceItem:
         null_body(resp)
 
 
-class ResourceMetadata:
+class ResourceMetadata(Endpoint):
     """R3."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,
@@ -196,11 +188,8 @@ class ResourceMetadata:
         resp.media = {"metadata": dict(found.metadata)}
 
 
-class ResourceSignal:
+class ResourceSignal(Endpoint):
     """R4: any JSON object, or no body at all."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_post(
         self,

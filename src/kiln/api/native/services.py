@@ -11,7 +11,7 @@ from typing import Any
 
 import falcon
 
-from kiln.api.native.support import ApiDeps, Route, authorize
+from kiln.api.native.support import ApiDeps, Endpoint, Route, authorize
 from kiln.rpc import catalog_messages as cm
 
 
@@ -39,10 +39,7 @@ def service_body(service: cm.ServiceView) -> dict[str, Any]:
     }
 
 
-class Services:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class Services(Endpoint):
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
         ctx = authorize(self.deps, req, "service:index")
         reply = self.deps.call(cm.ListServices(ctx.rpc()))
@@ -54,10 +51,7 @@ class Services:
     on_post = on_put = on_patch = on_delete = on_head = on_options = on_other
 
 
-class BuildInfo:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class BuildInfo(Endpoint):
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
         ctx = authorize(self.deps, req, "build_info:build_info")
         reply = self.deps.call(cm.GetBuildInfo(ctx.rpc()))

@@ -11,18 +11,15 @@ import falcon
 
 from kiln.api.faults import bad_request
 from kiln.api.native import stack_views as views
-from kiln.api.native.support import ApiDeps, Route, accepted, authorize, body
+from kiln.api.native.support import ApiDeps, Endpoint, Route, accepted, authorize, body
 from kiln.rpc import messages as m
 
 SNAPSHOTS = "/{tenant_id}/stacks/{stack_name}/{stack_id}/snapshots"
 SNAPSHOT = SNAPSHOTS + "/{snapshot_id}"
 
 
-class SnapshotCollection:
+class SnapshotCollection(Endpoint):
     """N1 (POST) and N2 (GET)."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_post(
         self,
@@ -60,11 +57,8 @@ class SnapshotCollection:
         resp.media = {"snapshots": [views.snapshot(s) for s in found.snapshots]}
 
 
-class SnapshotItem:
+class SnapshotItem(Endpoint):
     """N3 (GET) and N4 (DELETE)."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,
@@ -97,11 +91,8 @@ class SnapshotItem:
         resp.status = falcon.HTTP_204
 
 
-class SnapshotRestore:
+class SnapshotRestore(Endpoint):
     """N5: no body needed."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_post(
         self,

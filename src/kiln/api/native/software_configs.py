@@ -16,6 +16,7 @@ from kiln.api.faults import bad_request
 from kiln.api.native.support import (
     MISSING_BODY,
     ApiDeps,
+    Endpoint,
     Route,
     authorize,
     body,
@@ -46,10 +47,7 @@ def config_body(config: sm.SoftwareConfigView) -> dict[str, Any]:
     }
 
 
-class SoftwareConfigs:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class SoftwareConfigs(Endpoint):
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
         ctx = authorize(self.deps, req, "software_configs:index")
         all_projects = query_bool(req, "global_tenant")
@@ -91,10 +89,7 @@ class SoftwareConfigs:
         resp.media = {"software_config": config_body(reply)}
 
 
-class SoftwareConfig:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class SoftwareConfig(Endpoint):
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, tenant_id: str, config_id: str
     ) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import falcon
 
 from kiln.api.native.software_configs import config_body
-from kiln.api.native.support import ApiDeps, Route, authorize, body, heat_time
+from kiln.api.native.support import ApiDeps, Endpoint, Route, authorize, body, heat_time
 from kiln.rpc import software_messages as sm
 
 CREATE_FIELDS = (
@@ -45,10 +45,7 @@ def deployment_body(deployment: sm.SoftwareDeploymentView) -> dict[str, Any]:
     return out
 
 
-class SoftwareDeployments:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class SoftwareDeployments(Endpoint):
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
         ctx = authorize(self.deps, req, "software_deployments:index")
         reply = self.deps.call(sm.ListSoftwareDeployments(ctx.rpc(), req.get_param("server_id")))
@@ -62,10 +59,7 @@ class SoftwareDeployments:
         resp.media = {"software_deployment": deployment_body(reply)}
 
 
-class SoftwareDeployment:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class SoftwareDeployment(Endpoint):
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, tenant_id: str, deployment_id: str
     ) -> None:
@@ -90,10 +84,7 @@ class SoftwareDeployment:
         resp.status = falcon.HTTP_204
 
 
-class ServerMetadata:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class ServerMetadata(Endpoint):
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, tenant_id: str, server_id: str
     ) -> None:

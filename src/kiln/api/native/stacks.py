@@ -37,6 +37,7 @@ from kiln.api.native.stack_requests import (
 )
 from kiln.api.native.support import (
     ApiDeps,
+    Endpoint,
     Route,
     accepted,
     authorize,
@@ -51,11 +52,8 @@ STACKS = "/{tenant_id}/stacks"
 STACK = STACKS + "/{stack_name}/{stack_id}"
 
 
-class StackCollection:
+class StackCollection(Endpoint):
     """S3 (GET) and S1 (POST)."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
         ctx = authorize(self.deps, req, "stacks:index")
@@ -76,11 +74,11 @@ class StackCollection:
         }
 
 
-class StackDetail:
+class StackDetail(Endpoint):
     """S4 (GET); any other method looks up a stack named ``detail``, as in Heat."""
 
     def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
+        super().__init__(deps)
         self.lookup = StackLookup(deps)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
@@ -98,11 +96,11 @@ class StackDetail:
     on_put = on_patch = on_delete = on_post
 
 
-class StackPreview:
+class StackPreview(Endpoint):
     """S2 (POST); any other method looks up a stack named ``preview``."""
 
     def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
+        super().__init__(deps)
         self.lookup = StackLookup(deps)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
@@ -131,11 +129,8 @@ class StackPreview:
     on_put = on_patch = on_delete = on_get
 
 
-class Stack:
+class Stack(Endpoint):
     """S8 show, S9 PUT, S10 PATCH, S13 delete; and the sub-path lookups (S6, S7)."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,
@@ -222,11 +217,8 @@ class Stack:
         resp.status = falcon.HTTP_204
 
 
-class StackUpdatePreview:
+class StackUpdatePreview(Endpoint):
     """S11 (PUT) and S12 (PATCH)."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def _preview(
         self,
@@ -347,11 +339,8 @@ class StackDocument:
         resp.media = dict(found.data)
 
 
-class StackOutputs:
+class StackOutputs(Endpoint):
     """S19: keys and descriptions, not resolved."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,
@@ -366,11 +355,8 @@ class StackOutputs:
         resp.media = {"outputs": [views.output_item(o) for o in found.outputs]}
 
 
-class StackOutput:
+class StackOutput(Endpoint):
     """S20: one output, resolved now."""
-
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
 
     def on_get(
         self,

@@ -72,6 +72,13 @@ class ApiDeps:
         return self.engine.call(message)
 
 
+class Endpoint:
+    """Base of the route classes: each holds the API's dependencies."""
+
+    def __init__(self, deps: ApiDeps) -> None:
+        self.deps = deps
+
+
 # -- the caller -----------------------------------------------------------------------------
 def context(req: falcon.Request) -> RequestContext:
     found = context_of(req.env)

@@ -19,7 +19,7 @@ import falcon
 from kiln.api.context import RequestContext
 from kiln.api.faults import Forbidden, HTTPError, bad_request
 from kiln.api.native.stack_requests import PARSE_ERRORS, stack_input
-from kiln.api.native.support import ApiDeps, Route, authorize, body, query_bool
+from kiln.api.native.support import ApiDeps, Endpoint, Route, authorize, body, query_bool
 from kiln.core.errors import KilnError
 from kiln.rpc import catalog_messages as cm
 
@@ -81,10 +81,7 @@ def _validate_message(
     )
 
 
-class Validate:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class Validate(Endpoint):
     def on_post(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
         ctx = authorize(self.deps, req, "stacks:validate_template")
         _ignored_errors(req)  # Kiln raises none of the ignorable errors
@@ -102,10 +99,7 @@ class Validate:
         resp.media = dict(reply.document)
 
 
-class TemplateVersions:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class TemplateVersions(Endpoint):
     def on_get(self, req: falcon.Request, resp: falcon.Response, tenant_id: str) -> None:
         ctx = authorize(self.deps, req, "stacks:list_template_versions")
         reply = self.deps.call(cm.ListTemplateVersions(ctx.rpc()))
@@ -117,10 +111,7 @@ class TemplateVersions:
         }
 
 
-class TemplateFunctions:
-    def __init__(self, deps: ApiDeps) -> None:
-        self.deps = deps
-
+class TemplateFunctions(Endpoint):
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, tenant_id: str, template_version: str
     ) -> None:

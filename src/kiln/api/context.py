@@ -30,6 +30,8 @@ class RequestContext:
     is_admin_project: bool = True
     domain_id: str = "default"
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: resource types the policy denies this caller, for calls that take a template
+    denied_resource_types: tuple[str, ...] = ()
 
     @property
     def is_admin(self) -> bool:
@@ -37,7 +39,7 @@ class RequestContext:
 
     def rpc(self) -> m.Context:
         """The part of the context the engine needs."""
-        return m.Context(self.project_id, self.user_id, self.is_admin)
+        return m.Context(self.project_id, self.user_id, self.is_admin, self.denied_resource_types)
 
     def policy_credentials(self) -> dict[str, Any]:
         """What oslo.policy checks rules against."""

@@ -370,6 +370,27 @@ class OsloPolicy(Policy):
         if not self.allowed(rule, context, target):
             raise Forbidden(rule)
 
+    def denied_resource_types(self, context: RequestContext) -> tuple[str, ...]:
+        """Every type (or ``Prefix::*``) a ``resource_types:`` rule denies ``context``."""
+        with self._lock:
+            self._enforcer.load_rules()
+            names = [
+                rule[len(RESOURCE_TYPE_PREFIX) :]
+                for rule in self._enforcer.rules
+                if rule.startswith(RESOURCE_TYPE_PREFIX)
+            ]
+        return tuple(sorted(n for n in names if not self._type_rule_allows(n, context)))
+
+    def _type_rule_allows(self, name: str, context: RequestContext) -> bool:
+        with self._lock:
+            return bool(
+                self._enforcer.enforce(
+                    RESOURCE_TYPE_PREFIX + name,
+                    {"project_id": context.project_id},
+                    credentials(context),
+                )
+            )
+
     def resource_type_allowed(self, type_name: str, context: RequestContext) -> bool:
         """Whether ``context`` may use ``type_name`` (``resource_types:<Type>``, then
         ``resource_types:<Prefix>::*``); a type no rule names is allowed. A refusal is

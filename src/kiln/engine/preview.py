@@ -46,7 +46,7 @@ def preview_create(
 ) -> list[dict[str, Any]]:
     """The resources a create would make, resolved as far as they can be now."""
     identity = StackIdentity(name=request.name, id=None, project_id=caller.project_id)
-    definition = service._definition(request, identity)
+    definition = service._definition(request, identity, caller)
     return resolved_resources(definition)
 
 
@@ -58,7 +58,7 @@ def preview_update(
         stack = sdb.get_stack(conn, stack_id, show_deleted=False)
         rows = current_rows(rdb.list_resources(conn, stack_id))
     identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
-    definition = service._definition(request, identity)
+    definition = service._definition(request, identity, caller)
     state = RowState(definition, rows)
     preview = UpdatePreview()
     for name, res in definition.resources.items():

@@ -38,6 +38,7 @@ from kiln.engine.plan import (
     current_rows,
 )
 from kiln.engine.steps import EngineDeps, StepRunner
+from kiln.engine.type_policy import check_resource_types
 from kiln.template.inputs import build_stack
 from kiln.template.outputs import OutputValue, resolve_output
 from kiln.template.parameters import check_immutable
@@ -73,6 +74,9 @@ class Caller:
 
     project_id: str
     user_id: str = ""
+    #: resource types the caller's policy denies (``resource_types:<Type>``; a name
+    #: or ``Prefix::*``), worked out by the API, which holds the policy
+    denied_resource_types: tuple[str, ...] = ()
 
 
 class StackService(StackOperations):
@@ -85,7 +89,9 @@ class StackService(StackOperations):
         deps.on_traversal_failed = self.roll_back
 
     # -- validation -------------------------------------------------------------------------
-    def _definition(self, request: StackRequest, identity: StackIdentity) -> StackDefinition:
+    def _definition(
+        self, request: StackRequest, identity: StackIdentity, caller: Caller | None = None
+    ) -> StackDefinition:
         if request.template is None:
             raise StackValidationFailed("No template specified")
         template = request.template
@@ -101,6 +107,8 @@ class StackService(StackOperations):
             check_values=True,
         )
         raise_all(definition.errors)
+        if caller is not None and caller.denied_resource_types:
+            check_resource_types(definition, caller.denied_resource_types)
         return definition
 
     def _deadline(self, timeout_mins: int | None) -> Any:
@@ -124,7 +132,7 @@ class StackService(StackOperations):
         """
         stack_id = self.deps.new_id()
         identity = StackIdentity(name=request.name, id=stack_id, project_id=caller.project_id)
-        definition = self._definition(request, identity)
+        definition = self._definition(request, identity, caller)
         now = self.deps.clock.now()
         root_id = parent.root_id if parent else stack_id
         plan = build_plan(self._plan_input(stack_id, root_id, definition, "", []), CONVERGE_STEPS)
@@ -194,7 +202,7 @@ class StackService(StackOperations):
         elif request.template is None:
             raise StackValidationFailed("No template specified")
         identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
-        definition = self._definition(request, identity)
+        definition = self._definition(request, identity, caller)
         raise_all(
             check_immutable(
                 old.parameter_schemas,

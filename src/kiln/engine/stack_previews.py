@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def preview_create(service: StackService, caller: Caller, request: StackRequest) -> m.CreatePreview:
     """What creating the stack would make; nothing is stored."""
     identity = StackIdentity(name=request.name, id=None, project_id=caller.project_id)
-    definition = service._definition(request, identity)
+    definition = service._definition(request, identity, caller)
     return m.CreatePreview(
         resources=_planned(service, definition, request.name, None),
         description=definition.template.description or "",
@@ -94,7 +94,7 @@ def preview_update(
     if request.existing:
         request = _patched(request, stored)
     identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
-    definition = service._definition(request, identity)
+    definition = service._definition(request, identity, caller)
     changes: dict[str, list[m.PreviewResource]] = {
         k: [] for k in ("added", "deleted", "replaced", "updated", "unchanged")
     }

@@ -21,6 +21,9 @@ class Context:
     project_id: str
     user_id: str = ""
     is_admin: bool = False
+    #: resource types the caller may not use (``resource_types:<Type>`` policy rules,
+    #: a type name or ``Prefix::*``), worked out by the API for creates and updates
+    denied_resource_types: tuple[str, ...] = ()
 
 
 # -- requests ---------------------------------------------------------------------------

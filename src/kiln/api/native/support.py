@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -34,6 +34,10 @@ class Policy:
         self, rule: str, context: RequestContext, target: dict[str, Any] | None = None
     ) -> None:
         """Raise ``faults.Forbidden`` unless ``context`` may use ``rule``."""
+
+    def denied_resource_types(self, context: RequestContext) -> tuple[str, ...]:
+        """The types (or ``Prefix::*``) the policy's ``resource_types:`` rules deny."""
+        return ()
 
     def resource_type_allowed(self, type_name: str, context: RequestContext) -> bool:
         """Whether ``context`` may see and use ``type_name`` (``resource_types:<Type>``).
@@ -96,10 +100,26 @@ def check_tenant(req: falcon.Request, tenant: str) -> None:
         raise forbidden()
 
 
+#: the calls that take a template: the engine checks its types against the policy
+TEMPLATE_RULES = frozenset(
+    {
+        "stacks:create",
+        "stacks:update",
+        "stacks:update_patch",
+        "stacks:update_no_change",
+        "stacks:preview",
+        "stacks:preview_update",
+        "stacks:preview_update_patch",
+    }
+)
+
+
 def authorize(deps: ApiDeps, req: falcon.Request, rule: str) -> RequestContext:
     """The caller, once ``rule`` allows it (target: the caller's project, as Heat does)."""
     ctx = context(req)
     deps.policy.enforce(rule, ctx, {"project_id": ctx.project_id})
+    if rule in TEMPLATE_RULES:
+        ctx = replace(ctx, denied_resource_types=deps.policy.denied_resource_types(ctx))
     return ctx
 
 

@@ -61,14 +61,14 @@ def test_comparison_notices_a_difference(db: Engine) -> None:
 
 def test_upgrade_is_idempotent_and_at_head(db: Engine) -> None:
     upgrade(db)
-    assert current_revision(db) == head_revision() == "0002_software_configs"
+    assert current_revision(db) == head_revision() == "0003_node_task_root_stack"
 
 
 def test_upgrade_from_url_on_a_new_sqlite_file(tmp_path: object) -> None:
     url = f"sqlite:///{tmp_path}/fresh.sqlite"
     assert current_revision(url) is None
     upgrade(url)
-    assert current_revision(url) == "0002_software_configs"
+    assert current_revision(url) == "0003_node_task_root_stack"
 
 
 def test_downgrade_to_base_removes_every_table(tmp_path: object) -> None:
@@ -112,3 +112,89 @@ def test_times_keep_microseconds_and_come_back_aware_utc(db: Engine) -> None:
     assert row.started_at.microsecond == 891011
     # A naive value is taken as UTC already.
     assert row.heartbeat_at == moment.replace(tzinfo=UTC)
+
+
+def test_0003_fills_root_stack_id_of_existing_tasks(tmp_path: object) -> None:
+    engine = create_engine(f"sqlite:///{tmp_path}/old.sqlite")
+    config = alembic_config()
+    with write(engine) as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0002_software_configs")
+    moment = datetime(2025, 1, 1, tzinfo=UTC)
+    stack = {
+        "name": "s",
+        "project_id": "p",
+        "owner_id": None,
+        "parent_resource": None,
+        "nested_depth": 0,
+        "action": "CREATE",
+        "status": "COMPLETE",
+        "status_reason": "",
+        "raw_template_id": "t",
+        "prev_raw_template_id": None,
+        "current_traversal_id": None,
+        "timeout_mins": None,
+        "disable_rollback": True,
+        "tags": [],
+        "parameters": {},
+        "user_id": "u",
+        "created_at": moment,
+        "updated_at": moment,
+        "deleted_at": None,
+        "version": 0,
+    }
+    task = {
+        "resource_name": "r",
+        "resource_id": None,
+        "kind": "CREATE_OR_UPDATE",
+        "pending_deps": 0,
+        "state": "READY",
+        "priority": 0,
+        "lease_owner": None,
+        "lease_epoch": 0,
+        "lease_expires_at": None,
+        "not_before": moment,
+        "attempt": 0,
+        "phase": None,
+        "cookie": None,
+        "result_resource_id": None,
+        "updated_at": moment,
+    }
+    traversal = {
+        "stack_id": "root",
+        "action": "CREATE",
+        "raw_template_id": "t",
+        "state": "RUNNING",
+        "remaining_nodes": 3,
+        "cancel_requested": False,
+        "rollback_on_failure": False,
+        "failure_reason": None,
+        "started_at": moment,
+        "deadline_at": None,
+        "finished_at": None,
+    }
+    old = sa.MetaData()
+    node_task = sa.Table("node_task", old, autoload_with=engine)
+    with write(engine) as conn:
+        conn.execute(
+            tables.raw_template.insert().values(
+                id="t", template={}, environment={}, files={}, created_at=moment
+            )
+        )
+        conn.execute(tables.stack.insert().values(id="root", root_id="root", **stack))
+        conn.execute(tables.stack.insert().values(id="child", root_id="root", **stack))
+        conn.execute(tables.traversal.insert().values(id="tr", **traversal))
+        for key, stack_id in (("a", "root"), ("b", "child"), ("c", "gone")):
+            conn.execute(
+                node_task.insert().values(
+                    traversal_id="tr", node_key=key, stack_id=stack_id, **task
+                )
+            )
+    upgrade(engine)
+    with read(engine) as conn:
+        rows = conn.execute(
+            sa.select(tables.node_task.c.node_key, tables.node_task.c.root_stack_id)
+        )
+        roots = {key: root for key, root in rows}
+    assert roots == {"a": "root", "b": "root", "c": "gone"}
+    engine.dispose()

@@ -7,7 +7,8 @@ CLAIMED, and raises ``FencedOut`` when that matches nothing (the lease expired
 and was reclaimed, or taken over). Claims use ``SELECT … FOR UPDATE SKIP LOCKED``
 then an UPDATE by primary key on PostgreSQL and MariaDB; SQLite serialises
 writers. ``complete_task`` and ``fail_task`` are in ``kiln.db.completion``.
-Lower ``priority`` values are claimed first, then older ``not_before``.
+Lower ``priority`` values are claimed first, then older ``not_before``. A claim
+may cap the running tasks of each stack tree (``kiln.db.stack_limits``).
 Imports: stdlib, SQLAlchemy, ``kiln.core`` and ``kiln.db``.
 """
 
@@ -36,6 +37,16 @@ from kiln.db.common import (
     set_values,
 )
 from kiln.db.errors import NotFound
+from kiln.db.stack_limits import (
+    BUSY_ROOTS,
+    FULL_ROOTS,
+    LIMIT,
+    LIVE_AT,
+    fits_without_count,
+    next_wake_with_limit,
+    pick_within_limit,
+    running_by_root,
+)
 
 N = tables.node_task
 
@@ -61,6 +72,7 @@ class NodeTask:
     traversal_id: str
     node_key: str
     stack_id: str
+    root_stack_id: str
     resource_name: str
     resource_id: str | None
     kind: str
@@ -155,6 +167,23 @@ def _claim_query(lock: bool, limit: int) -> sa.Select[Any]:
     return query.with_for_update(skip_locked=True) if lock else query
 
 
+@functools.cache
+def _limited_claim_query(lock: bool, limit: int) -> sa.Select[Any]:
+    """Like ``_claim_query`` without full stack trees, busy ones after the others."""
+    busy_last = sa.case((N.c.root_stack_id.in_(BUSY_ROOTS), 1), else_=0)
+    query = (
+        sa.select(N)
+        .where(
+            N.c.state == "READY",
+            N.c.not_before <= param(N.c.not_before),
+            N.c.root_stack_id.not_in(FULL_ROOTS),
+        )
+        .order_by(busy_last, N.c.priority, N.c.not_before, N.c.traversal_id, N.c.node_key)
+        .limit(limit)
+    )
+    return query.with_for_update(skip_locked=True) if lock else query
+
+
 _CLAIM = (
     sa.update(N)
     .where(N.c.state == "READY")
@@ -169,21 +198,72 @@ _CLAIM_ONE_TRAVERSAL = _CLAIM.where(
     N.c.node_key.in_(sa.bindparam("w_node_key", expanding=True, type_=N.c.node_key.type)),
 )
 
+#: At most this many candidate reads per claim with a per-stack limit: a further
+#: read happens only when a stack tree ran out of room in a full read.
+CLAIM_ROUNDS = 3
+
 
 def claim_tasks(
-    conn: Connection, engine_id: str, *, now: datetime, lease: timedelta, limit: int
+    conn: Connection,
+    engine_id: str,
+    *,
+    now: datetime,
+    lease: timedelta,
+    limit: int,
+    per_stack_limit: int = 0,
 ) -> list[NodeTask]:
     """Claim up to ``limit`` READY tasks due at ``now``, leased until ``now + lease``. Writes.
 
     Two engines claiming concurrently never get the same task: the candidates
     are row-locked (skipping rows another claimer holds) on PostgreSQL and
     MariaDB, and the UPDATE re-checks READY in every dialect.
+
+    ``per_stack_limit`` (0: none) caps the tasks of one stack tree (a root stack
+    and its nested stacks, by ``root_stack_id``) that are running (CLAIMED under
+    a live lease) across all engines. Full trees are left out in SQL, so their
+    READY tasks never hide other trees' tasks; trees with nothing running come
+    first, then the priority order as without a cap. When the candidates hold
+    more than one task of a tree, the running tasks are counted (one small read)
+    and a tree's surplus is passed over; a tree that fills up so is left out of
+    a further read (at most ``CLAIM_ROUNDS``) for the rest of the batch.
+
+    The cap is strict on SQLite (writers are serialised) and soft on PostgreSQL
+    and MariaDB: under READ COMMITTED two engines claiming at the same moment
+    each count the running tasks without the other's uncommitted claims, so a
+    tree may exceed the cap by up to one batch per concurrent claimer. A strict
+    cap would need a lock per tree taken by every claim, which serialises the
+    claims of all engines on the busiest tree, the one the cap is for.
     """
-    query = _claim_query(conn.dialect.name != "sqlite", limit)
-    found = [from_row(NodeTask, row) for row in conn.execute(query, {"w_not_before": now})]
+    lock = conn.dialect.name != "sqlite"
+    if per_stack_limit <= 0:
+        query = _claim_query(lock, limit)
+        found = [from_row(NodeTask, row) for row in conn.execute(query, {"w_not_before": now})]
+        return _mark_claimed(conn, found, engine_id, now, now + lease)
+    params = {"w_not_before": now, LIVE_AT: now, LIMIT: per_stack_limit}
+    claimed: list[NodeTask] = []
+    running: dict[str, int] | None = None
+    for _round in range(CLAIM_ROUNDS):
+        room = limit - len(claimed)
+        candidates = conn.execute(_limited_claim_query(lock, room), params).all()
+        if running is None and fits_without_count(candidates):
+            picked, cut = candidates, False
+        else:
+            if running is None:
+                running = running_by_root(conn, now=now)
+            picked, cut = pick_within_limit(candidates, running, per_stack_limit, room)
+        found = [from_row(NodeTask, row) for row in picked]
+        claimed += _mark_claimed(conn, found, engine_id, now, now + lease)
+        if not cut or len(candidates) < room:
+            break
+    return claimed
+
+
+def _mark_claimed(
+    conn: Connection, found: list[NodeTask], engine_id: str, now: datetime, expires: datetime
+) -> list[NodeTask]:
+    """Lease the found READY tasks to ``engine_id`` (one UPDATE by primary key)."""
     if not found:
         return []
-    expires = now + lease
     params = set_values({"lease_owner": engine_id, "lease_expires_at": expires, "updated_at": now})
     traversals = {t.traversal_id for t in found}
     if len(traversals) == 1:
@@ -308,8 +388,17 @@ def count_ready(conn: Connection, *, now: datetime) -> int:
     return int(count)
 
 
-def next_wake_at(conn: Connection) -> datetime | None:
-    """The earliest ``not_before`` of a READY task (when a poller should look again)."""
+def next_wake_at(
+    conn: Connection, *, now: datetime | None = None, per_stack_limit: int = 0
+) -> datetime | None:
+    """When a poller should look again: the earliest ``not_before`` of a READY task.
+
+    With ``per_stack_limit`` and ``now``, a task due now counts only if a claim
+    could take it (``kiln.db.stack_limits.next_wake_with_limit``), so that an
+    idle worker does not spin on a full stack's tasks.
+    """
+    if per_stack_limit > 0 and now is not None:
+        return next_wake_with_limit(conn, now=now, per_stack_limit=per_stack_limit)
     value: datetime | None = conn.execute(
         sa.select(sa.func.min(N.c.not_before)).where(N.c.state == "READY")
     ).scalar_one()

@@ -144,6 +144,7 @@ def start_traversal(
         )
     )
     if nodes:
+        root_stack_id = conn.execute(sa.select(S.c.root_id).where(S.c.id == stack_id)).scalar_one()
         conn.execute(
             sa.insert(N),
             [
@@ -151,6 +152,7 @@ def start_traversal(
                     "traversal_id": traversal_id,
                     "node_key": n.node_key,
                     "stack_id": stack_id,
+                    "root_stack_id": root_stack_id,
                     "resource_name": n.resource_name,
                     "resource_id": n.resource_id,
                     "kind": n.kind,

@@ -84,6 +84,9 @@ class EngineDeps:
     fault_point: Callable[[str, NodeTask], None] | None = None
     #: Heat's max_events_per_stack: older events are pruned when a stack action ends
     max_events_per_stack: int = 1000
+    #: tasks of one stack tree (a root stack and its nested stacks) running at once
+    #: across all engines (a soft cap on PostgreSQL/MariaDB); 0 = unlimited
+    max_concurrent_tasks_per_stack: int = 64
     #: wakes idle workers when a step starts new work (a child stack); set by the runtime
     wake: Callable[[], None] = field(default=lambda: None)
 

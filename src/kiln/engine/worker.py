@@ -67,6 +67,7 @@ class Worker:
                 now=self.deps.clock.now(),
                 lease=self.deps.lease,
                 limit=self.batch,
+                per_stack_limit=self.deps.max_concurrent_tasks_per_stack,
             )
 
     def step_once(self) -> int:
@@ -83,7 +84,11 @@ class Worker:
 
     def next_wake(self) -> datetime | None:
         with dbe.read(self.deps.db) as conn:
-            return tdb.next_wake_at(conn)
+            return tdb.next_wake_at(
+                conn,
+                now=self.deps.clock.now(),
+                per_stack_limit=self.deps.max_concurrent_tasks_per_stack,
+            )
 
     def run_until_idle(self, *, max_steps: int = 1_000_000, sweep: bool = True) -> int:
         """Run until no task is ready or due (moving a virtual clock forward)."""

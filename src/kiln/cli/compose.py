@@ -63,6 +63,7 @@ def build_engine(
     clients: Mapping[str, Any] | None = None,
     registry: PluginRegistry | None = None,
     max_events_per_stack: int = 1000,
+    max_concurrent_tasks_per_stack: int = 64,
 ) -> EngineParts:
     registry = registry or PluginRegistry.discover()
     notifier = Notifier()
@@ -74,6 +75,7 @@ def build_engine(
         engine_id=engine_id or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
         clients=dict(clients or {}),
         max_events_per_stack=max_events_per_stack,
+        max_concurrent_tasks_per_stack=max_concurrent_tasks_per_stack,
         wake=notifier.notify,
     )
     deps.clients = {"software_config": StoredConfigs(db), **deps.clients}

@@ -88,7 +88,6 @@ class Embedded:
         self.credentials = Credentials.load_or_create(self.data_dir)
         db = open_database(f"sqlite:///{self.data_dir / 'kiln.db'}")
         self.engine = build_engine(db)
-        self.engine.start(threads=self.workers)
         identity_url = f"http://{self.advertised}:{self.identity_port}"
         api_url = f"http://{self.advertised}:{self.api_port}"
         store = IdentityStore(db)
@@ -102,9 +101,7 @@ class Embedded:
             CatalogEntry("orchestration", "heat", f"{api_url}/v1/%(project_id)s"),
         ]
         self.servers.append(
-            serve_in_thread(
-                create_identity_app(store, catalog=catalog), self.host, self.identity_port
-            )
+            _serve(create_identity_app(store, catalog=catalog), self.host, self.identity_port)
         )
         token_cache = TokenCache()
         store.add_change_listener(token_cache.clear)
@@ -116,7 +113,9 @@ class Embedded:
         api = _native_pipeline(
             deps, identity_url, self.credentials, token_cache, no_auth=self.no_auth
         )
-        self.servers.append(serve_in_thread(api, self.host, self.api_port, threads=16))
+        self.servers.append(_serve(api, self.host, self.api_port, threads=16))
+        # Workers start last: a start-up that fails (a port in use) leaves no work half run.
+        self.engine.start(threads=self.workers)
 
     def _engine_transport(self) -> Any:
         """How the API reaches the engine: a direct call, or oslo.messaging when configured.
@@ -195,6 +194,16 @@ def _native_pipeline(
     return build_native_pipeline(create_app(deps), settings=deps.settings, auth=auth)
 
 
+def _serve(app: Any, host: str, port: int, threads: int = 8) -> ServerHandle:
+    try:
+        return serve_in_thread(app, host, port, threads=threads)
+    except OSError as err:
+        raise click.ClickException(
+            f"cannot listen on {host}:{port} ({err.strerror or err}); is another kiln all "
+            "running? Choose other ports with --identity-port / --api-port."
+        ) from None
+
+
 def write_clouds(clouds: dict[str, Any], path: pathlib.Path) -> None:
     """Merge our entries into ``path``, keeping any other cloud there."""
     found: dict[str, Any] = {}
@@ -258,7 +267,11 @@ def all_command(
         no_auth=no_auth,
         transport_url=transport_url,
     )
-    running.start()
+    try:
+        running.start()
+    except BaseException:
+        running.stop()
+        raise
     target = (clouds_yaml or pathlib.Path("~/.config/openstack/clouds.yaml")).expanduser()
     write_clouds(running.clouds(), target)
     (running.data_dir / "clouds.yaml").write_text(

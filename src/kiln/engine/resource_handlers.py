@@ -28,7 +28,7 @@ from kiln.engine.resource_reads import (
     stack_ref,
 )
 from kiln.engine.service import StackService
-from kiln.plugin.resource import Resource
+from kiln.engine.signals import takes_signals
 from kiln.rpc import messages as m
 from kiln.rpc import resource_messages as rm
 
@@ -194,7 +194,7 @@ class ResourceHandlers:
         if isinstance(details, Mapping) and "unset_hook" in details:
             return name
         plugin_cls = plugin_class(self.service, Shown(view, row))
-        if plugin_cls is None or plugin_cls.handle_signal is Resource.handle_signal:
+        if not takes_signals(plugin_cls):
             raise ResourceActionNotSupported("signal")
         return name
 

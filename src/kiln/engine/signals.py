@@ -21,7 +21,7 @@ from kiln.db.events import NewEvent, add_events
 from kiln.db.resources import ResourceChange
 from kiln.engine.plan import current_rows
 from kiln.engine.resource_context import EngineResourceContext
-from kiln.engine.step_base import LazyData
+from kiln.engine.step_base import LazyData, write_pending_data
 from kiln.plugin.resource import Resource, ResourceFailure
 
 if TYPE_CHECKING:
@@ -110,12 +110,7 @@ def deliver_signal(service: StackService, stack_id: str, resource_name: str, det
     )
     with dbe.write(deps.db) as conn:
         if failure is None:
-            for key, pending in ctx.pending_data.items():
-                if pending is None:
-                    rdb.delete_resource_data(conn, row.id, key)
-                else:
-                    value = json.dumps(pending[0])
-                    rdb.set_resource_data(conn, row.id, key, value, redact=pending[1])
+            write_pending_data(conn, row.id, ctx)
             change = ResourceChange(attributes=attributes)
             if ctx.physical_id_changed:
                 change = ResourceChange(attributes=attributes, physical_id=ctx.physical_id)

@@ -152,6 +152,17 @@ class _RowGone(Exception):
         self.stack = stack
 
 
+def write_pending_data(conn: Any, resource_id: str, ctx: EngineResourceContext) -> None:
+    """Store what the plugin set or deleted in its resource data during the step."""
+    for key, pending in ctx.pending_data.items():
+        if pending is None:
+            rdb.delete_resource_data(conn, resource_id, key)
+        else:
+            value = json.dumps(pending[0])
+            rdb.set_resource_data(conn, resource_id, key, value, redact=pending[1])
+    ctx.pending_data.clear()
+
+
 class LazyData(dict[str, rdb.ResourceDatum]):
     """A resource's data store, read from the database on first use only."""
 
@@ -408,12 +419,7 @@ class StepBase:
         self, conn: Any, ld: _Loaded, ctx: EngineResourceContext, physical: bool = True
     ) -> None:
         row = ld.row
-        for key, pending in ctx.pending_data.items():
-            if pending is None:
-                rdb.delete_resource_data(conn, row.id, key)
-            else:
-                rdb.set_resource_data(conn, row.id, key, json.dumps(pending[0]), redact=pending[1])
-        ctx.pending_data.clear()
+        write_pending_data(conn, row.id, ctx)
         if physical and ctx.physical_id_changed:
             rdb.write_owned_resource(
                 conn,

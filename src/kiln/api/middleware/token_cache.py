@@ -30,7 +30,7 @@ class TokenCache:
             if found is None:
                 return None
             expires, value = found
-            if expires and time.monotonic() >= expires:
+            if expires and _now() >= expires:
                 del self._items[key]
                 return None
             return value

@@ -1,0 +1,23 @@
+"""How the engine gets a cloud client for a stack: a connector, per service and scope.
+
+Service names are the keys plugins pass to ``ctx.client(...)``; each names a Protocol
+of this package (``compute`` -> :class:`kiln.cloud.api.compute.ComputeApi`, ...).
+Imports: stdlib and kiln.cloud.api only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from kiln.cloud.api.scope import CloudScope
+
+#: the services a connector serves, by the name plugins ask for
+SERVICES = ("compute", "network", "block_storage", "image", "load_balancer", "alarming")
+
+
+class CloudConnector(Protocol):
+    """Clients for one scope: the sandbox's in-process adapter, or a real cloud."""
+
+    def client(self, service: str, scope: CloudScope) -> Any:
+        """The client of ``service`` acting for ``scope``; LookupError if not served."""
+        ...

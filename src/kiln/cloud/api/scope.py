@@ -1,0 +1,25 @@
+"""Who a cloud call is made for: a project, a user and their roles.
+
+The engine builds one scope per stack (its project and owner); the sandbox checks
+project ownership and admin-only operations against it; the openstacksdk adapter
+authenticates as it (a trust, or configured credentials). Imports: stdlib only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CloudScope:
+    """The project, user and roles a call acts for."""
+
+    project_id: str
+    user_id: str = ""
+    roles: frozenset[str] = field(default_factory=frozenset)
+    #: a Keystone trust the engine holds for the stack (deferred work), when there is one
+    trust_id: str | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return "admin" in self.roles

@@ -1,4 +1,5 @@
-"""``kiln all``: identity, the native API and engine workers in one process.
+"""``kiln all``: the simulated cloud with its identity, the native API and engine workers
+in one process.
 
 Embedded mode (ARCHITECTURE.md 1): one SQLite database in a data directory,
 in-process messaging, the sandbox's Keystone as the identity service. It writes
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import click
+import sqlalchemy as sa
 import yaml
 
 from kiln.api.middleware.token_cache import TokenCache
@@ -28,6 +30,15 @@ from kiln.api.native.app import create_app
 from kiln.api.native.support import ApiDeps, ApiSettings
 from kiln.api.policy import OsloPolicy
 from kiln.cli.compose import EngineParts, build_engine, open_database
+from kiln.cloud.sandbox.assemble import (
+    available_services,
+    build_cloud,
+    catalog_entries,
+    create_sandbox_app,
+)
+from kiln.cloud.sandbox.cloud import SandboxCloud
+from kiln.cloud.sandbox.connector import SandboxConnector
+from kiln.cloud.sandbox.control_app import create_control_app
 from kiln.cloud.sandbox.http_server import ServerHandle, serve_in_thread
 from kiln.cloud.sandbox.identity import (
     CatalogEntry,
@@ -35,6 +46,9 @@ from kiln.cloud.sandbox.identity import (
     bootstrap,
     create_identity_app,
 )
+from kiln.cloud.sandbox.identity.tokens import TokenService
+from kiln.cloud.sandbox.rest import IdentityTokens
+from kiln.cloud.sandbox.simulator import SandboxConfig
 from kiln.rpc.transport import InProcessTransport
 
 log = logging.getLogger(__name__)
@@ -78,6 +92,9 @@ class Embedded:
     servers: list[ServerHandle] = field(default_factory=list)
     closers: list[Any] = field(default_factory=list)
     credentials: Credentials | None = None
+    #: latency, delays, faults and quotas of the simulated cloud
+    sandbox_config: SandboxConfig | None = None
+    cloud: SandboxCloud | None = None
 
     @property
     def advertised(self) -> str:
@@ -87,7 +104,12 @@ class Embedded:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.credentials = Credentials.load_or_create(self.data_dir)
         db = open_database(f"sqlite:///{self.data_dir / 'kiln.db'}")
-        self.engine = build_engine(db)
+        self.cloud = build_cloud(
+            engine=sa.create_engine(f"sqlite:///{self.data_dir / 'cloud.db'}"),
+            config=self.sandbox_config,
+            services=available_services(),
+        )
+        self.engine = build_engine(db, cloud=SandboxConnector(self.cloud))
         identity_url = f"http://{self.advertised}:{self.identity_port}"
         api_url = f"http://{self.advertised}:{self.api_port}"
         store = IdentityStore(db)
@@ -99,10 +121,16 @@ class Embedded:
         )
         catalog = [
             CatalogEntry("orchestration", "heat", f"{api_url}/v1/%(project_id)s"),
+            *catalog_entries(identity_url, self.cloud.services),
         ]
-        self.servers.append(
-            _serve(create_identity_app(store, catalog=catalog), self.host, self.identity_port)
+        tokens = IdentityTokens(TokenService(store).validate)
+        sandbox = create_sandbox_app(
+            self.cloud,
+            tokens,
+            create_identity_app(store, catalog=catalog),
+            control_app=create_control_app(self.cloud, tokens),
         )
+        self.servers.append(_serve(sandbox, self.host, self.identity_port, threads=16))
         token_cache = TokenCache()
         store.add_change_listener(token_cache.clear)
         deps = ApiDeps(
@@ -217,6 +245,18 @@ def write_clouds(clouds: dict[str, Any], path: pathlib.Path) -> None:
     path.chmod(0o600)
 
 
+def _load_sandbox_config(path: pathlib.Path | None) -> SandboxConfig | None:
+    if path is None:
+        return None
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(data, dict):
+            raise ValueError("expected a mapping")
+        return SandboxConfig.from_mapping(data)
+    except (yaml.YAMLError, ValueError, TypeError) as err:
+        raise click.BadParameter(f"{path}: {err}", param_hint="--sandbox-config") from None
+
+
 @click.command("all")
 @click.option(
     "--data-dir",
@@ -242,6 +282,12 @@ def write_clouds(clouds: dict[str, Any], path: pathlib.Path) -> None:
     default=None,
     help="clouds.yaml to write the kiln entries into [default: ~/.config/openstack/clouds.yaml].",
 )
+@click.option(
+    "--sandbox-config",
+    type=click.Path(dir_okay=False, exists=True, path_type=pathlib.Path),
+    default=None,
+    help="YAML file of the simulated cloud's latency, delays, faults and quotas.",
+)
 def all_command(
     data_dir: pathlib.Path | None,
     host: str,
@@ -252,6 +298,7 @@ def all_command(
     no_auth: bool,
     transport_url: str | None,
     clouds_yaml: pathlib.Path | None,
+    sandbox_config: pathlib.Path | None,
 ) -> None:
     """Run identity, the API and the engine in one process (the sandbox)."""
     logging.basicConfig(
@@ -266,6 +313,7 @@ def all_command(
         workers=workers,
         no_auth=no_auth,
         transport_url=transport_url,
+        sandbox_config=_load_sandbox_config(sandbox_config),
     )
     try:
         running.start()

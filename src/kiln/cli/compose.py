@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from kiln.cloud.api.clients import CloudConnector
 from kiln.core.clock import Clock, SystemClock
 from kiln.db.engine import create_engine
 from kiln.db.migrate import upgrade
@@ -64,6 +65,7 @@ def build_engine(
     registry: PluginRegistry | None = None,
     max_events_per_stack: int = 1000,
     max_concurrent_tasks_per_stack: int = 64,
+    cloud: CloudConnector | None = None,
 ) -> EngineParts:
     registry = registry or PluginRegistry.discover()
     notifier = Notifier()
@@ -77,6 +79,7 @@ def build_engine(
         max_events_per_stack=max_events_per_stack,
         max_concurrent_tasks_per_stack=max_concurrent_tasks_per_stack,
         wake=notifier.notify,
+        cloud=cloud,
     )
     deps.clients = {"software_config": StoredConfigs(db), **deps.clients}
     service = StackService(deps, wake=notifier.notify)

@@ -174,6 +174,7 @@ class EngineNestedStacks:
             stored_physical_id=row.physical_id,
             stored_data=data,
             clients=clients,
+            cloud=deps.scoped_cloud(stack),
             name_limit=plugin_cls.physical_name_limit,
             rng=deps.rng,
         )

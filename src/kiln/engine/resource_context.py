@@ -15,11 +15,24 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kiln.cloud.api.clients import CloudConnector
+from kiln.cloud.api.scope import CloudScope
 from kiln.core.clock import Clock
 from kiln.db.resources import ResourceDatum
 from kiln.plugin.names import physical_resource_name
 
 _DELETED = object()
+
+
+@dataclass(frozen=True)
+class ScopedCloud:
+    """Cloud clients acting for one stack's project and owner."""
+
+    connector: CloudConnector
+    scope: CloudScope
+
+    def client(self, service: str) -> Any:
+        return self.connector.client(service, self.scope)
 
 
 @dataclass
@@ -42,6 +55,8 @@ class EngineResourceContext:
     update_policy: Mapping[str, Any] = field(default_factory=dict)
     name_limit: int = 255
     rng: random.Random = field(default_factory=random.SystemRandom)
+    #: the stack's cloud (clients acting for its project), when one is configured
+    cloud: ScopedCloud | None = None
     pending_physical_id: Any = _DELETED
     pending_data: dict[str, tuple[Any, bool] | None] = field(default_factory=dict)
 
@@ -87,7 +102,9 @@ class EngineResourceContext:
         return self.rng
 
     def client(self, service: str) -> Any:
-        try:
-            return self.clients[service]
-        except KeyError:
-            raise LookupError(f"no {service} client is configured") from None
+        client = self.clients.get(service)
+        if client is not None:
+            return client
+        if self.cloud is not None:
+            return self.cloud.client(service)
+        raise LookupError(f"no {service} client is configured")

@@ -224,6 +224,7 @@ def _plugin(service: StackService, shown: Shown) -> Resource | None:
         stored_physical_id=row.physical_id,
         stored_data=shown.data or {},
         clients=clients,
+        cloud=deps.scoped_cloud(stack),
         name_limit=plugin_cls.physical_name_limit,
         rng=deps.rng,
     )

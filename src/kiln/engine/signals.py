@@ -84,6 +84,7 @@ def deliver_signal(service: StackService, stack_id: str, resource_name: str, det
         stored_physical_id=row.physical_id,
         stored_data=LazyData(deps.db, row.id),
         clients=dict(deps.clients),
+        cloud=deps.scoped_cloud(stack),
         name_limit=plugin_cls.physical_name_limit,
         rng=deps.rng,
     )

@@ -21,6 +21,8 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from kiln.cloud.api.clients import CloudConnector
+from kiln.cloud.api.scope import CloudScope
 from kiln.core.clock import Clock
 from kiln.core.errors import KilnError
 from kiln.db import engine as dbe
@@ -38,7 +40,7 @@ from kiln.db.tasks import (
 from kiln.engine.compiled import ALL_ATTRIBUTES, CompiledCache, CompiledStack, RowState
 from kiln.engine.nested import TEMPLATE_KEY, EngineNestedStacks, ProviderSpec, TemplateResource
 from kiln.engine.plan import CONVERGE, converge_key
-from kiln.engine.resource_context import EngineResourceContext
+from kiln.engine.resource_context import EngineResourceContext, ScopedCloud
 from kiln.plugin.names import short_id
 from kiln.plugin.registry import PluginRegistry
 from kiln.plugin.resource import Resource
@@ -89,6 +91,14 @@ class EngineDeps:
     max_concurrent_tasks_per_stack: int = 64
     #: wakes idle workers when a step starts new work (a child stack); set by the runtime
     wake: Callable[[], None] = field(default=lambda: None)
+    #: the cloud plugins act on (kiln.cloud.api.clients.CloudConnector); None: no cloud
+    cloud: CloudConnector | None = None
+
+    def scoped_cloud(self, stack: Any) -> ScopedCloud | None:
+        """The cloud clients of ``stack`` (a db stack row: its project and owner)."""
+        if self.cloud is None:
+            return None
+        return ScopedCloud(self.cloud, CloudScope(stack.project_id, stack.user_id))
 
     def compiled_cache(self) -> CompiledCache:
         if self.cache is None:
@@ -398,6 +408,7 @@ class StepBase:
             stored_data=LazyData(db, row.id),
             update_policy=self._update_policy(ld, row.name),
             clients=clients,
+            cloud=self.deps.scoped_cloud(ld.stack),
             name_limit=plugin_cls.physical_name_limit,
             rng=self.deps.rng,
         )

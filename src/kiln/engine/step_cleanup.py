@@ -103,12 +103,16 @@ class CleanupSteps(StepEndings):
                 if cookie.get("snapshot")
                 else plugin.check_delete_complete
             )
-            if check(cookie.get("plugin")):
+            done, cookie = self._polled(check, cookie, "DELETE")
+            if done:
                 return self._finish_cleanup(
                     ld, row, delete_row=True, event=True, ctx=ctx, started=first
                 )
             return self._requeue_poll(ld, plugin, ctx, "DELETE", cookie, first=first)
         except Exception as err:
+            retry = self._retry_transient(ld, ctx, "DELETE", err)
+            if retry is not None:
+                return retry
             return self._fail(ld, row, "DELETE", _reason(err, row.name), ctx)
 
     def _is_current(self, ld: _Loaded, row: Row) -> bool:

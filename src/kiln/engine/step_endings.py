@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from kiln.cloud.api.errors import CloudError, Conflict, Unavailable
 from kiln.db import engine as dbe
 from kiln.db import events as evdb
 from kiln.db import resources as rdb
@@ -45,6 +47,22 @@ from kiln.engine.step_base import (  # noqa: F401
 from kiln.plugin.resource import Resource
 
 log = logging.getLogger(__name__)
+
+#: how often a transient cloud error is retried per action, and the backoff
+TRANSIENT_RETRIES = 8
+TRANSIENT_BASE_DELAY = 0.5
+TRANSIENT_MAX_DELAY = 15.0
+
+
+def is_transient_for(err: BaseException, action: str) -> bool:
+    """Whether a failed cloud call is worth repeating (reference resource-types 0.3, 0.4).
+
+    5xx, timeouts and 429 always; a 409 only while deleting (Heat retries a delete
+    that conflicts: a load balancer still pending, a port still bound).
+    """
+    if isinstance(err, Unavailable) or (isinstance(err, CloudError) and err.http_status == 429):
+        return True
+    return isinstance(err, Conflict) and action == "DELETE"
 
 
 class StepEndings(StepBase):
@@ -296,6 +314,53 @@ class StepEndings(StepBase):
                 cookie={"hook": hook},
             )
         return []
+
+    def _retry_transient(
+        self,
+        ld: _Loaded,
+        ctx: EngineResourceContext | None,
+        action: str,
+        err: BaseException,
+    ) -> list[str] | None:
+        """A cloud error worth repeating (5xx, timeout; 409 while deleting): run the same
+        step again after a backoff, from the phase and cookie it has stored. None once
+        :data:`TRANSIENT_RETRIES` retries of the action are used up (the step fails)."""
+        if not is_transient_for(err, action):
+            return None
+        cookie = dict(ld.task.cookie or {})
+        retries = int(cookie.get("transient_retries", 0)) + 1
+        if retries > TRANSIENT_RETRIES:
+            return None
+        cookie["transient_retries"] = retries
+        delay = min(TRANSIENT_MAX_DELAY, TRANSIENT_BASE_DELAY * (2 ** (retries - 1)))
+        log.info("%s: %s failed (%s); retry %d in %.1f s", ld.row.name, action, err, retries, delay)
+        now = self.deps.clock.now()
+        with dbe.write(self.deps.db) as conn:
+            if ctx is not None:
+                ld.own(conn, now)
+                self._write_context(conn, ld, ctx)
+            requeue_task(
+                conn,
+                ld.task.lease,
+                now=now,
+                not_before=now + timedelta(seconds=delay),
+                cookie=cookie,
+            )
+        return []
+
+    def _polled(
+        self, check: Callable[[Any], bool], cookie: dict[str, Any], action: str
+    ) -> tuple[bool, dict[str, Any]]:
+        """Poll the action; a transient cloud error counts as "not done yet" (the poll is
+        repeated after the usual delay) until :data:`TRANSIENT_RETRIES` are used up."""
+        try:
+            return bool(check(cookie.get("plugin"))), cookie
+        except Exception as err:
+            retries = int(cookie.get("transient_retries", 0)) + 1
+            if not is_transient_for(err, action) or retries > TRANSIENT_RETRIES:
+                raise
+            log.info("%s poll failed (%s); retry %d", action, err, retries)
+            return False, {**cookie, "transient_retries": retries}
 
     def _requeue_poll(
         self,

@@ -157,6 +157,9 @@ class StepRunner(CleanupSteps):
                 return self._begin(ld, plugin, ctx, action, props, {"action": action})
             return self._poll(ld, plugin, ctx, action, ld.task.cookie or {}, first=False)
         except Exception as err:
+            retry = self._retry_transient(ld, ctx, action, err)
+            if retry is not None:
+                return retry
             return self._fail(ld, row, action, _reason(err, row.name), ctx)
 
     # -- converge ---------------------------------------------------------------------------
@@ -211,6 +214,9 @@ class StepRunner(CleanupSteps):
         except UpdateReplace:
             return self._start_replacement(ld, plugin_cls, props, metadata)
         except Exception as err:
+            retry = self._retry_transient(ld, ctx, action, err)
+            if retry is not None:
+                return retry
             return self._fail(ld, row, action, _reason(err, row.name), ctx)
 
     def _start_converge(
@@ -282,6 +288,9 @@ class StepRunner(CleanupSteps):
         except UpdateReplace:
             return self._start_replacement(ld, plugin_cls, props, metadata)
         except Exception as err:
+            retry = self._retry_transient(ld, ctx, action, err)
+            if retry is not None:
+                return retry
             return self._fail(ld, row, action, _reason(err, row.name), ctx)
 
     def _implementation_changed(self, ld: _Loaded, row: Row, plugin_cls: type[Resource]) -> bool:
@@ -354,6 +363,9 @@ class StepRunner(CleanupSteps):
         try:
             return self._begin(ld, plugin, ctx, "CREATE", props, cookie)
         except Exception as err:
+            retry = self._retry_transient(ld, ctx, "CREATE", err)
+            if retry is not None:
+                return retry
             return self._fail(ld, created, "CREATE", _reason(err, created.name), ctx)
 
     def _begin(
@@ -390,7 +402,8 @@ class StepRunner(CleanupSteps):
         *,
         first: bool,
     ) -> list[str]:
-        done = getattr(plugin, f"check_{action.lower()}_complete")(cookie.get("plugin"))
+        check = getattr(plugin, f"check_{action.lower()}_complete")
+        done, cookie = self._polled(check, cookie, action)
         if done:
             return self._complete(ld, ld.row, plugin, ctx, action=action, started=first)
         return self._requeue_poll(ld, plugin, ctx, action, cookie, first=first)

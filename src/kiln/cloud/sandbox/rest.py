@@ -33,7 +33,6 @@ _FAULTS = {
     403: "forbidden",
     404: "itemNotFound",
     405: "badMethod",
-    406: "notAcceptable",
     409: "conflictingRequest",
     413: "overLimit",
     429: "overLimit",

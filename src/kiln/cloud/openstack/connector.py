@@ -1,0 +1,103 @@
+"""The real-cloud connector: clients over openstacksdk connections, one per scope.
+
+A connection is made from a clouds.yaml entry or explicit auth settings (the service
+credentials Kiln runs with). For a scope in another project the connection is re-scoped
+to that project (``connect_as_project``: the configured user needs a role there); for a
+scope that carries a Keystone trust, the connection authenticates with the trust.
+Connections are cached per scope; each client wraps the service's proxy in a
+:class:`~kiln.cloud.openstack.rest.RestClient` (errors, retries, endpoint limits).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kiln.cloud.api.scope import CloudScope
+from kiln.cloud.openstack.rest import RestClient, RetryPolicy
+
+#: service -> (openstacksdk proxy attribute, module, client class)
+CLIENTS: Mapping[str, tuple[str, str, str]] = {
+    "compute": ("compute", "kiln.cloud.openstack.compute", "OpenStackCompute"),
+    "network": ("network", "kiln.cloud.openstack.network", "OpenStackNetwork"),
+    "block_storage": (
+        "block_storage",
+        "kiln.cloud.openstack.block_storage",
+        "OpenStackBlockStorage",
+    ),
+    "image": ("image", "kiln.cloud.openstack.image", "OpenStackImage"),
+    "load_balancer": (
+        "load_balancer",
+        "kiln.cloud.openstack.load_balancer",
+        "OpenStackLoadBalancer",
+    ),
+    "alarming": ("alarm", "kiln.cloud.openstack.alarming", "OpenStackAlarming"),
+}
+
+Connect = Callable[[CloudScope], Any]
+
+
+class OpenStackConnector:
+    """Clients of a real cloud (or of the sandbox over HTTP) for any scope."""
+
+    def __init__(
+        self,
+        connect: Connect,
+        *,
+        retry: RetryPolicy | None = None,
+        max_concurrency: int = 32,
+    ) -> None:
+        self._connect = connect
+        self._retry = retry
+        self._max_concurrency = max_concurrency
+        self._connections: dict[tuple[str, str, str | None], Any] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_config(
+        cls,
+        *,
+        cloud: str | None = None,
+        auth: Mapping[str, Any] | None = None,
+        retry: RetryPolicy | None = None,
+        max_concurrency: int = 32,
+        **options: Any,
+    ) -> OpenStackConnector:
+        """From a clouds.yaml entry (``cloud``) and/or explicit ``auth`` settings."""
+        import openstack
+
+        base = openstack.connect(cloud=cloud, auth=dict(auth or {}), **options)
+
+        def connect(scope: CloudScope) -> Any:
+            if scope.trust_id:
+                trust_auth = {
+                    k: v for k, v in dict(base.config.auth).items() if not k.startswith("project")
+                }
+                trust_auth["trust_id"] = scope.trust_id
+                return openstack.connect(auth=trust_auth, **options)
+            if not scope.project_id or base.current_project_id == scope.project_id:
+                return base
+            return base.connect_as_project(scope.project_id)
+
+        return cls(connect, retry=retry, max_concurrency=max_concurrency)
+
+    def connection(self, scope: CloudScope) -> Any:
+        key = (scope.project_id, scope.user_id, scope.trust_id)
+        with self._lock:
+            conn = self._connections.get(key)
+        if conn is None:
+            conn = self._connect(scope)
+            with self._lock:
+                conn = self._connections.setdefault(key, conn)
+        return conn
+
+    def client(self, service: str, scope: CloudScope) -> Any:
+        try:
+            attribute, module, class_name = CLIENTS[service]
+        except KeyError:
+            raise LookupError(f"no {service} client for OpenStack clouds") from None
+        proxy = getattr(self.connection(scope), attribute)
+        rest = RestClient(proxy, service, retry=self._retry, max_concurrency=self._max_concurrency)
+        return getattr(importlib.import_module(module), class_name)(rest)

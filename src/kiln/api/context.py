@@ -39,7 +39,13 @@ class RequestContext:
 
     def rpc(self) -> m.Context:
         """The part of the context the engine needs."""
-        return m.Context(self.project_id, self.user_id, self.is_admin, self.denied_resource_types)
+        return m.Context(
+            self.project_id,
+            self.user_id,
+            self.is_admin,
+            self.denied_resource_types,
+            tuple(self.roles),
+        )
 
     def policy_credentials(self) -> dict[str, Any]:
         """What oslo.policy checks rules against."""

@@ -20,6 +20,7 @@ from kiln.db.engine import create_engine
 from kiln.db.migrate import upgrade
 from kiln.db.software import StoredConfigs
 from kiln.engine.catalog_handlers import CatalogHandlers
+from kiln.engine.cloud_constraints import register_cloud_constraints
 from kiln.engine.handlers import EngineHandlers
 from kiln.engine.resource_handlers import ResourceHandlers
 from kiln.engine.service import StackService
@@ -56,6 +57,11 @@ def open_database(url: str, *, migrate: bool = True) -> Engine:
     return db
 
 
+def _constraints(registry: PluginRegistry, with_cloud: bool) -> CustomConstraints:
+    custom = registry.custom_constraints(CustomConstraints.offline())
+    return register_cloud_constraints(custom) if with_cloud else custom
+
+
 def build_engine(
     db: Engine,
     *,
@@ -72,7 +78,7 @@ def build_engine(
     deps = EngineDeps(
         db=db,
         registry=registry,
-        custom=registry.custom_constraints(CustomConstraints.offline()),
+        custom=_constraints(registry, cloud is not None),
         clock=clock or SystemClock(),
         engine_id=engine_id or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
         clients=dict(clients or {}),

@@ -71,6 +71,7 @@ class Stack:
     tags: list[str]
     parameters: dict[str, Any]
     user_id: str
+    user_roles: list[str] | None
     created_at: datetime
     updated_at: datetime
     deleted_at: datetime | None
@@ -120,6 +121,7 @@ def create_stack(
     disable_rollback: bool = True,
     tags: Sequence[str] = (),
     parameters: Mapping[str, Any] | None = None,
+    user_roles: Sequence[str] = (),
 ) -> Stack:
     """Insert a stack; ``StackExists`` if a live stack of the project has the name. Writes.
 
@@ -145,6 +147,7 @@ def create_stack(
         "tags": list(tags),
         "parameters": dict(parameters or {}),
         "user_id": user_id,
+        "user_roles": list(user_roles),
         "created_at": now,
         "updated_at": now,
         "deleted_at": None,

@@ -97,6 +97,8 @@ stack = sa.Table(
     sa.Column("tags", json_type(), nullable=False),
     sa.Column("parameters", json_type(), nullable=False),
     sa.Column("user_id", sa.String(PROJECT_LEN), nullable=False),
+    # the owner's role names: the cloud acts for the stack with them (admin-only types)
+    sa.Column("user_roles", json_type(nullable=True), nullable=True),
     _time("created_at"),
     _time("updated_at"),
     _time("deleted_at", nullable=True),

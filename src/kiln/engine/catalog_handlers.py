@@ -17,6 +17,7 @@ from kiln.db import engine as dbe
 from kiln.db import engines as edb
 from kiln.engine import resource_type_catalog as types
 from kiln.engine import template_catalog as templates
+from kiln.engine.cloud_constraints import validating_with
 from kiln.engine.service import StackService
 from kiln.rpc import catalog_messages as cm
 
@@ -56,7 +57,12 @@ class CatalogHandlers:
     # -- templates ----------------------------------------------------------------------------
     def validate(self, msg: cm.ValidateTemplate) -> cm.ValidatedTemplate:
         given = msg.input
-        document, used = templates.validate_template(
+        with validating_with(self.deps.scoped_cloud(msg.context)):
+            document, used = self._validate(msg, given)
+        return cm.ValidatedTemplate(document, tuple(used))
+
+    def _validate(self, msg: cm.ValidateTemplate, given: Any) -> Any:
+        return templates.validate_template(
             template=given.template,
             template_name=msg.template_name,
             environment=given.environment,
@@ -68,7 +74,6 @@ class CatalogHandlers:
             custom=self.deps.custom,
             show_nested=msg.show_nested,
         )
-        return cm.ValidatedTemplate(document, tuple(used))
 
     def template_versions(self, msg: cm.ListTemplateVersions) -> cm.TemplateVersionList:
         return cm.TemplateVersionList(

@@ -47,7 +47,7 @@ class SnapshotNotFound(KilnError):
 
 
 def _caller(ctx: m.Context) -> Caller:
-    return Caller(ctx.project_id, ctx.user_id, tuple(ctx.denied_resource_types))
+    return Caller(ctx.project_id, ctx.user_id, tuple(ctx.denied_resource_types), tuple(ctx.roles))
 
 
 def _request(name: str, given: m.StackInput, msg: Any) -> StackRequest:

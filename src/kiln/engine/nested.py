@@ -66,7 +66,9 @@ class EngineNestedStacks:
     def _caller(self) -> Any:
         from kiln.engine.service import Caller
 
-        return Caller(self.parent.project_id, self.parent.user_id)
+        return Caller(
+            self.parent.project_id, self.parent.user_id, roles=tuple(self.parent.user_roles or ())
+        )
 
     def create(
         self,

@@ -27,6 +27,7 @@ from kiln.db import stacks as sdb
 from kiln.db import templates as tdb
 from kiln.db import traversals as trdb
 from kiln.db.stacks import StackStatus
+from kiln.engine.cloud_constraints import validating_with
 from kiln.engine.compiled import RowState
 from kiln.engine.nested import ParentLink
 from kiln.engine.operations import StackOperations
@@ -77,6 +78,8 @@ class Caller:
     #: resource types the caller's policy denies (``resource_types:<Type>``; a name
     #: or ``Prefix::*``), worked out by the API, which holds the policy
     denied_resource_types: tuple[str, ...] = ()
+    #: the user's role names (stored with a stack: its cloud calls act with them)
+    roles: tuple[str, ...] = ()
 
 
 class StackService(StackOperations):
@@ -95,17 +98,19 @@ class StackService(StackOperations):
         if request.template is None:
             raise StackValidationFailed("No template specified")
         template = request.template
-        definition = build_stack(
-            template if isinstance(template, str) else dict(template),
-            environment=request.environment,
-            environment_files=request.environment_files,
-            files=request.files,
-            parameters=request.parameters,
-            identity=identity,
-            types=self.deps.registry,
-            custom=self.deps.custom,
-            check_values=True,
-        )
+        cloud = self.deps.scoped_cloud(caller) if caller is not None else None
+        with validating_with(cloud):
+            definition = build_stack(
+                template if isinstance(template, str) else dict(template),
+                environment=request.environment,
+                environment_files=request.environment_files,
+                files=request.files,
+                parameters=request.parameters,
+                identity=identity,
+                types=self.deps.registry,
+                custom=self.deps.custom,
+                check_values=True,
+            )
         raise_all(definition.errors)
         if caller is not None and caller.denied_resource_types:
             check_resource_types(definition, caller.denied_resource_types)
@@ -150,6 +155,7 @@ class StackService(StackOperations):
                 name=request.name,
                 project_id=caller.project_id,
                 user_id=caller.user_id,
+                user_roles=list(caller.roles),
                 raw_template_id=template_id,
                 now=now,
                 owner_id=parent.owner_id if parent else None,

@@ -94,11 +94,16 @@ class EngineDeps:
     #: the cloud plugins act on (kiln.cloud.api.clients.CloudConnector); None: no cloud
     cloud: CloudConnector | None = None
 
-    def scoped_cloud(self, stack: Any) -> ScopedCloud | None:
-        """The cloud clients of ``stack`` (a db stack row: its project and owner)."""
+    def scoped_cloud(self, owner: Any) -> ScopedCloud | None:
+        """The cloud clients acting for ``owner``: a stack row (its project, owner and the
+        owner's roles), or a caller (Caller, rpc Context)."""
         if self.cloud is None:
             return None
-        return ScopedCloud(self.cloud, CloudScope(stack.project_id, stack.user_id))
+        roles = getattr(owner, "user_roles", None)
+        if roles is None:
+            roles = getattr(owner, "roles", ())
+        scope = CloudScope(owner.project_id, owner.user_id, frozenset(roles or ()))
+        return ScopedCloud(self.cloud, scope)
 
     def compiled_cache(self) -> CompiledCache:
         if self.cache is None:

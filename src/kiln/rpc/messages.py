@@ -24,6 +24,8 @@ class Context:
     #: resource types the caller may not use (``resource_types:<Type>`` policy rules,
     #: a type name or ``Prefix::*``), worked out by the API for creates and updates
     denied_resource_types: tuple[str, ...] = ()
+    #: the caller's role names (the engine stores them with a stack it creates)
+    roles: tuple[str, ...] = ()
 
 
 # -- requests ---------------------------------------------------------------------------

@@ -41,13 +41,15 @@ def expected_path(type_name: str) -> str:
     if type_name in PATH_EXCEPTIONS:
         return PATH_EXCEPTIONS[type_name]
     _, service, name = type_name.split("::")
-    snake = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    # FloatingIPAssociation -> floating_ip_association: split acronyms from words too
+    split = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    snake = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", split).lower()
     return f"{service.lower()}/{snake}.py"
 
 
 def test_discover_finds_exactly_the_heat_types() -> None:
     registry = PluginRegistry.discover()
-    assert registry.names() == sorted(EXPECTED)
+    assert [n for n in registry.names() if n.startswith("OS::Heat::")] == sorted(EXPECTED)
     for name, plugin in EXPECTED.items():
         assert registry.plugin(name) is plugin
         assert plugin.type_name == name

@@ -1,0 +1,1 @@
+"""Alarming types (OS::Aodh::*): the deprecated threshold alarm of Aodh."""

@@ -1,0 +1,1 @@
+"""Block storage resource types (OS::Cinder::*): volumes, their attachments, encryption."""

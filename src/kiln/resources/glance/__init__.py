@@ -1,0 +1,1 @@
+"""Image resource types (OS::Glance::*)."""

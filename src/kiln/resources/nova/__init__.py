@@ -1,0 +1,1 @@
+"""Compute resource types (OS::Nova::*): servers, key pairs, server groups and flavors."""

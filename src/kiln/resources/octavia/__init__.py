@@ -1,0 +1,1 @@
+"""Load balancing types (OS::Octavia::*): load balancers, listeners, pools, members, monitors."""

@@ -1,0 +1,1 @@
+"""The simulated Cinder v3: volume, backup and volume type model, REST app and adapter."""

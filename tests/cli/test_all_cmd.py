@@ -26,7 +26,7 @@ def test_a_busy_port_is_a_clear_error(tmp_path) -> None:
         running.stop()
     assert f"127.0.0.1:{port}" in failed.value.message
     assert running.servers == []
-    assert running.engine is not None and running.engine.runtime is None  # never started
+    assert running.engine is None or running.engine.runtime is None  # workers never started
 
 
 def test_write_clouds_keeps_other_clouds(tmp_path) -> None:

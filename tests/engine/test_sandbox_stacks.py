@@ -135,3 +135,14 @@ def test_deleting_resources_already_gone_from_the_cloud_succeeds(
     h.service.delete_stack(CALLER, stack_id)
     h.run()
     assert state(h, stack_id)[:2] == ("DELETE", "COMPLETE")
+
+
+def test_every_cloud_call_names_the_resource_that_made_it(
+    h: Harness, cloud: SandboxCloud
+) -> None:
+    stack_id = h.create(NETWORK)
+    h.run()
+    origins = {c.origin for c in cloud.sim.call_log()}
+    assert {f"{stack_id}/{name}" for name in ("net", "subnet", "port", "server")} <= origins
+    creates = cloud.sim.call_log("compute", "create_server")
+    assert [c.origin for c in creates] == [f"{stack_id}/server"]

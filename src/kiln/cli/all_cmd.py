@@ -11,18 +11,15 @@ database is the queue, and expired leases are handed back by the sweeper).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import pathlib
-import secrets
 import signal
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import click
-import sqlalchemy as sa
 import yaml
 
 from kiln.api.middleware.token_cache import TokenCache
@@ -30,49 +27,23 @@ from kiln.api.native.app import create_app
 from kiln.api.native.support import ApiDeps, ApiSettings
 from kiln.api.policy import OsloPolicy
 from kiln.cli.compose import EngineParts, build_engine, open_database
-from kiln.cloud.sandbox.assemble import (
-    available_services,
-    build_cloud,
-    catalog_entries,
-    create_sandbox_app,
+from kiln.cli.sandbox_site import (
+    Credentials,
+    SandboxSite,
+    load_sandbox_config,
+    serve,
+    write_clouds,
 )
 from kiln.cloud.sandbox.cloud import SandboxCloud
 from kiln.cloud.sandbox.connector import SandboxConnector
-from kiln.cloud.sandbox.control_app import create_control_app
-from kiln.cloud.sandbox.http_server import ServerHandle, serve_in_thread
-from kiln.cloud.sandbox.identity import (
-    CatalogEntry,
-    IdentityStore,
-    bootstrap,
-    create_identity_app,
-)
-from kiln.cloud.sandbox.identity.tokens import TokenService
-from kiln.cloud.sandbox.rest import IdentityTokens
+from kiln.cloud.sandbox.http_server import ServerHandle
+from kiln.cloud.sandbox.identity import CatalogEntry
 from kiln.cloud.sandbox.simulator import SandboxConfig
 from kiln.rpc.transport import InProcessTransport
 
 log = logging.getLogger(__name__)
 
 DEFAULT_DATA_DIR = pathlib.Path(os.environ.get("KILN_DATA_DIR", "~/.local/share/kiln"))
-
-
-@dataclass
-class Credentials:
-    """The passwords ``kiln all`` made on first start (kept in the data directory)."""
-
-    admin: str
-    demo: str
-    service: str
-
-    @classmethod
-    def load_or_create(cls, data_dir: pathlib.Path) -> Credentials:
-        path = data_dir / "credentials.json"
-        if path.exists():
-            return cls(**json.loads(path.read_text()))
-        made = cls(*(secrets.token_urlsafe(16) for _ in range(3)))
-        path.write_text(json.dumps(made.__dict__))
-        path.chmod(0o600)
-        return made
 
 
 @dataclass
@@ -94,6 +65,9 @@ class Embedded:
     credentials: Credentials | None = None
     #: latency, delays, faults and quotas of the simulated cloud
     sandbox_config: SandboxConfig | None = None
+    #: Kiln's per-stack-tree limit of tasks running at once
+    max_tasks_per_stack: int = 64
+    site: SandboxSite | None = None
     cloud: SandboxCloud | None = None
 
     @property
@@ -104,33 +78,27 @@ class Embedded:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.credentials = Credentials.load_or_create(self.data_dir)
         db = open_database(f"sqlite:///{self.data_dir / 'kiln.db'}")
-        self.cloud = build_cloud(
-            engine=sa.create_engine(f"sqlite:///{self.data_dir / 'cloud.db'}"),
-            config=self.sandbox_config,
-            services=available_services(),
-        )
-        self.engine = build_engine(db, cloud=SandboxConnector(self.cloud))
-        identity_url = f"http://{self.advertised}:{self.identity_port}"
         api_url = f"http://{self.advertised}:{self.api_port}"
-        store = IdentityStore(db)
-        bootstrap(
-            store,
-            admin_password=self.credentials.admin,
-            demo_password=self.credentials.demo,
-            service_password=self.credentials.service,
+        self.site = SandboxSite(
+            data_dir=self.data_dir,
+            identity_db=db,
+            credentials=self.credentials,
+            host=self.host,
+            port=self.identity_port,
+            advertised=self.advertised,
+            config=self.sandbox_config,
+            extra_catalog=[CatalogEntry("orchestration", "heat", f"{api_url}/v1/%(project_id)s")],
+        ).start()
+        assert self.site.handle is not None and self.site.store is not None
+        self.servers.append(self.site.handle)
+        self.cloud = self.site.cloud
+        self.engine = build_engine(
+            db,
+            cloud=SandboxConnector(self.site.cloud) if self.site.cloud else None,
+            max_concurrent_tasks_per_stack=self.max_tasks_per_stack,
         )
-        catalog = [
-            CatalogEntry("orchestration", "heat", f"{api_url}/v1/%(project_id)s"),
-            *catalog_entries(identity_url, self.cloud.services),
-        ]
-        tokens = IdentityTokens(TokenService(store).validate)
-        sandbox = create_sandbox_app(
-            self.cloud,
-            tokens,
-            create_identity_app(store, catalog=catalog),
-            control_app=create_control_app(self.cloud, tokens),
-        )
-        self.servers.append(_serve(sandbox, self.host, self.identity_port, threads=16))
+        identity_url = self.site.url
+        store = self.site.store
         token_cache = TokenCache()
         store.add_change_listener(token_cache.clear)
         deps = ApiDeps(
@@ -141,7 +109,7 @@ class Embedded:
         api = _native_pipeline(
             deps, identity_url, self.credentials, token_cache, no_auth=self.no_auth
         )
-        self.servers.append(_serve(api, self.host, self.api_port, threads=16))
+        self.servers.append(serve(api, self.host, self.api_port, threads=16))
         # Workers start last: a start-up that fails (a port in use) leaves no work half run.
         self.engine.start(threads=self.workers)
 
@@ -176,28 +144,8 @@ class Embedded:
             self.engine.stop()
 
     def clouds(self) -> dict[str, Any]:
-        assert self.credentials is not None
-        auth_url = f"http://{self.advertised}:{self.identity_port}/v3"
-
-        def entry(user: str, password: str, project: str) -> dict[str, Any]:
-            return {
-                "auth": {
-                    "auth_url": auth_url,
-                    "username": user,
-                    "password": password,
-                    "project_name": project,
-                    "user_domain_name": "Default",
-                    "project_domain_name": "Default",
-                },
-                "region_name": "RegionOne",
-                "interface": "public",
-                "identity_api_version": 3,
-            }
-
-        return {
-            "kiln": entry("admin", self.credentials.admin, "admin"),
-            "kiln-demo": entry("demo", self.credentials.demo, "demo"),
-        }
+        assert self.site is not None
+        return self.site.clouds()
 
 
 def _native_pipeline(
@@ -220,41 +168,6 @@ def _native_pipeline(
             token_cache=token_cache,
         )
     return build_native_pipeline(create_app(deps), settings=deps.settings, auth=auth)
-
-
-def _serve(app: Any, host: str, port: int, threads: int = 8) -> ServerHandle:
-    try:
-        return serve_in_thread(app, host, port, threads=threads)
-    except OSError as err:
-        raise click.ClickException(
-            f"cannot listen on {host}:{port} ({err.strerror or err}); is another kiln all "
-            "running? Choose other ports with --identity-port / --api-port."
-        ) from None
-
-
-def write_clouds(clouds: dict[str, Any], path: pathlib.Path) -> None:
-    """Merge our entries into ``path``, keeping any other cloud there."""
-    found: dict[str, Any] = {}
-    if path.exists():
-        loaded = yaml.safe_load(path.read_text()) or {}
-        if isinstance(loaded, dict):
-            found = loaded
-    found.setdefault("clouds", {}).update(clouds)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(found, sort_keys=False))
-    path.chmod(0o600)
-
-
-def _load_sandbox_config(path: pathlib.Path | None) -> SandboxConfig | None:
-    if path is None:
-        return None
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-        if not isinstance(data, dict):
-            raise ValueError("expected a mapping")
-        return SandboxConfig.from_mapping(data)
-    except (yaml.YAMLError, ValueError, TypeError) as err:
-        raise click.BadParameter(f"{path}: {err}", param_hint="--sandbox-config") from None
 
 
 @click.command("all")
@@ -283,6 +196,13 @@ def _load_sandbox_config(path: pathlib.Path | None) -> SandboxConfig | None:
     help="clouds.yaml to write the kiln entries into [default: ~/.config/openstack/clouds.yaml].",
 )
 @click.option(
+    "--max-tasks-per-stack",
+    type=int,
+    default=64,
+    show_default=True,
+    help="Tasks of one stack tree that may run at once (0: no limit).",
+)
+@click.option(
     "--sandbox-config",
     type=click.Path(dir_okay=False, exists=True, path_type=pathlib.Path),
     default=None,
@@ -298,6 +218,7 @@ def all_command(
     no_auth: bool,
     transport_url: str | None,
     clouds_yaml: pathlib.Path | None,
+    max_tasks_per_stack: int,
     sandbox_config: pathlib.Path | None,
 ) -> None:
     """Run identity, the API and the engine in one process (the sandbox)."""
@@ -313,7 +234,8 @@ def all_command(
         workers=workers,
         no_auth=no_auth,
         transport_url=transport_url,
-        sandbox_config=_load_sandbox_config(sandbox_config),
+        sandbox_config=load_sandbox_config(sandbox_config),
+        max_tasks_per_stack=max_tasks_per_stack,
     )
     try:
         running.start()

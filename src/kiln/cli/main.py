@@ -7,6 +7,7 @@ import click
 from kiln.cli.all_cmd import all_command
 from kiln.cli.client.stack_cmds import COMMANDS
 from kiln.cli.runtime import configure_process
+from kiln.cli.sandbox_cmd import sandbox_command
 from kiln.cli.template_cmd import template
 
 
@@ -18,6 +19,7 @@ def cli() -> None:
 
 cli.add_command(template)
 cli.add_command(all_command)
+cli.add_command(sandbox_command)
 for command in COMMANDS:
     cli.add_command(command)
 

@@ -473,3 +473,22 @@ def hurry_tasks(conn: Connection, traversal_id: str, *, now: datetime) -> int:
         .values(not_before=now)
     )
     return int(result.rowcount or 0)
+
+
+def hurry_resource_tasks(
+    conn: Connection, stack_id: str, resource_name: str, *, now: datetime
+) -> int:
+    """Make the waiting READY tasks of one resource due now (its nested stack just
+    finished: the parent's poll need not wait out its backoff). Returns how many
+    moved. Writes."""
+    result = conn.execute(
+        sa.update(N)
+        .where(
+            N.c.stack_id == stack_id,
+            N.c.resource_name == resource_name,
+            N.c.state == "READY",
+            N.c.not_before > now,
+        )
+        .values(not_before=now)
+    )
+    return int(result.rowcount or 0)

@@ -93,12 +93,25 @@ class StackService(StackOperations):
 
     # -- validation -------------------------------------------------------------------------
     def _definition(
-        self, request: StackRequest, identity: StackIdentity, caller: Caller | None = None
+        self,
+        request: StackRequest,
+        identity: StackIdentity,
+        caller: Caller | None = None,
+        *,
+        nested: bool = False,
     ) -> StackDefinition:
+        """The validated definition of a request.
+
+        Values under cloud-backed constraints (``nova.flavor``...) are looked up in the
+        caller's cloud for what users send; a nested stack the engine makes is not looked
+        up again (its values were checked above it, or come from resources it just made,
+        and its plugins resolve names with the cloud's own message): at 200 ms a call,
+        every level of a group would otherwise repeat every lookup.
+        """
         if request.template is None:
             raise StackValidationFailed("No template specified")
         template = request.template
-        cloud = self.deps.scoped_cloud(caller) if caller is not None else None
+        cloud = self.deps.scoped_cloud(caller) if caller is not None and not nested else None
         with validating_with(cloud):
             definition = build_stack(
                 template if isinstance(template, str) else dict(template),
@@ -137,7 +150,7 @@ class StackService(StackOperations):
         """
         stack_id = self.deps.new_id()
         identity = StackIdentity(name=request.name, id=stack_id, project_id=caller.project_id)
-        definition = self._definition(request, identity, caller)
+        definition = self._definition(request, identity, caller, nested=parent is not None)
         now = self.deps.clock.now()
         root_id = parent.root_id if parent else stack_id
         plan = build_plan(self._plan_input(stack_id, root_id, definition, "", []), CONVERGE_STEPS)
@@ -208,7 +221,7 @@ class StackService(StackOperations):
         elif request.template is None:
             raise StackValidationFailed("No template specified")
         identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
-        definition = self._definition(request, identity, caller)
+        definition = self._definition(request, identity, caller, nested=stack.owner_id is not None)
         raise_all(
             check_immutable(
                 old.parameter_schemas,

@@ -308,7 +308,9 @@ class StepBase:
     def _typed(self, plugin_cls: type[Resource], props: Mapping[str, Any]) -> dict[str, Any]:
         if plugin_cls.accepts_any_properties:
             return dict(props)
-        typed, errors = coerce_properties(plugin_cls.properties_schema, props, self.deps.custom)
+        typed, errors = coerce_properties(
+            plugin_cls.properties_schema, plugin_cls.translate(props), self.deps.custom
+        )
         if errors:
             raise errors[0]
         return {k: v for k, v in typed.items()}

@@ -24,6 +24,7 @@ from kiln.db.resources import Resource as Row
 from kiln.db.stacks import StackStatus
 from kiln.db.tasks import (
     NodeTask,
+    hurry_resource_tasks,
     record_progress,
     requeue_task,
     set_result_resource,
@@ -76,6 +77,9 @@ class StepEndings(StepBase):
     def _stack_completed(self, conn: Any, traversal: trdb.Traversal, stack: sdb.Stack) -> None:
         now = self.deps.clock.now()
         action = traversal.action
+        if stack.owner_id is not None and stack.parent_resource is not None:
+            # the parent resource polls this stack: its next poll is due now
+            hurry_resource_tasks(conn, stack.owner_id, stack.parent_resource, now=now)
         if action == "DELETE":
             sdb.soft_delete_stack(conn, stack.id, now=now)
         if action == "SNAPSHOT":
@@ -174,6 +178,9 @@ class StepEndings(StepBase):
             )
             if ld.finishing:
                 wake_parked(conn, stack_id=ld.stack.id, resource_id=row.id, now=now)
+            stack = ld.stack
+            if won and stack.owner_id is not None and stack.parent_resource is not None:
+                hurry_resource_tasks(conn, stack.owner_id, stack.parent_resource, now=now)
         if won:
             self.deps.on_traversal_failed(ld.traversal.id)
         return []

@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from kiln.cloud.api.scope import calling_for
 from kiln.core.errors import KilnError
 from kiln.db import engine as dbe
 from kiln.db import resources as rdb
@@ -103,7 +104,8 @@ class StepRunner(CleanupSteps):
         """Run one step; returns the node keys that became ready (to wake engines)."""
         self._fault(START, task)
         try:
-            ready = self._run(task)
+            with calling_for(f"{task.stack_id}/{task.resource_name}"):
+                ready = self._run(task)
         except FencedOut:
             log.info(
                 "task %s/%s was taken over; dropping this step", task.traversal_id, task.node_key

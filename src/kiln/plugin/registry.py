@@ -52,7 +52,10 @@ class PluginType(SchemaType):
     def validate_properties(
         self, values: Mapping[str, Any], unknown: Iterable[str], custom: CustomConstraints
     ) -> list[KilnError]:
-        unknown = list(unknown)
+        translate = self.plugin.translate
+        values = translate(values)
+        # an unknown value keeps being unknown under the name it moves to
+        unknown = list(translate(dict.fromkeys(unknown, True)))
         errors = super().validate_properties(values, unknown, custom)
         if errors or unknown or self.properties is None:
             return errors

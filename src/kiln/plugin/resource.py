@@ -62,6 +62,16 @@ class Resource:
 
     # -- validation -----------------------------------------------------------------
     @classmethod
+    def translate(cls, raw: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Raw template properties with deprecated names moved to their new ones.
+
+        Heat's translation rules (``network_id`` -> ``network``): applied before the
+        schema sees the properties, so a template using only the old name still gives
+        the required new one. By default nothing moves.
+        """
+        return raw
+
+    @classmethod
     def validate(cls, properties: Mapping[str, Any]) -> list[KilnError]:
         """Checks across properties that the schema cannot express (reference: ``validate``).
 

@@ -179,7 +179,8 @@ class ResourceBuilder:
         requires = self._requires(entry, parsed, external_id is not None)
         if typed is not None:
             self.typed[name] = typed
-            if not function_errors:
+            # an external resource is adopted, not created: its properties are not used
+            if not function_errors and external_id is None:
                 self._validate_properties(entry, parsed["properties"], typed)
 
         return ResourceDefinition(

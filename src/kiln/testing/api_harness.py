@@ -19,6 +19,7 @@ from kiln.api.native.app import create_app
 from kiln.api.native.support import ApiDeps, ApiSettings, Policy
 from kiln.api.versions import VersionNegotiation
 from kiln.cli.compose import EngineParts, build_engine, open_database
+from kiln.cloud.api.clients import CloudConnector
 from kiln.engine.worker import Worker
 from kiln.rpc.transport import InProcessTransport
 
@@ -71,9 +72,11 @@ def make_api(
     policy: Policy | None = None,
     settings: ApiSettings | None = None,
     ctx: RequestContext = MEMBER,
+    cloud: CloudConnector | None = None,
 ) -> ApiHarness:
+    """``cloud``: what plugins and cloud-backed constraints reach (None: no cloud)."""
     db = open_database(f"sqlite:///{tmp_path / 'kiln.db'}")
-    engine = build_engine(db, engine_id="engine-test")
+    engine = build_engine(db, engine_id="engine-test", cloud=cloud)
     deps = ApiDeps(
         engine=InProcessTransport(engine.handlers),
         policy=policy or Policy(),

@@ -116,3 +116,18 @@ def test_error_messages_of_each_service() -> None:
         "No image found with ID x",
         None,
     )
+
+
+def test_a_call_that_times_out_is_unavailable() -> None:
+    import time
+
+    def slow(environ: dict[str, Any], start: Callable[..., Any]) -> list[bytes]:
+        time.sleep(0.5)
+        start("200 OK", [("Content-Type", "application/json")])
+        return [b"{}"]
+
+    with serve_in_thread(slow) as handle:
+        proxy = adapter.Adapter(session.Session(timeout=0.1), endpoint_override=handle.url)
+        client = RestClient(proxy, "compute", retry=RetryPolicy(attempts=2, base_delay=0.0))
+        with pytest.raises(Unavailable):
+            client.get("/servers")

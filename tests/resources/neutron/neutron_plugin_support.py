@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from kiln.cloud.sandbox.network.adapter import NetworkAdapter
-
 from kiln.cloud.api.scope import CloudScope
 from kiln.cloud.sandbox.cloud import SandboxCloud
+from kiln.cloud.sandbox.network.adapter import NetworkAdapter
 from kiln.cloud.sandbox.network.model import NetworkModel
 from kiln.plugin import Resource
 from kiln.testing.plugin_context import FakeContext, fake_resource, run_action

@@ -7,6 +7,9 @@ authenticates as it (a trust, or configured credentials). Imports: stdlib only.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 
@@ -23,3 +26,19 @@ class CloudScope:
     @property
     def is_admin(self) -> bool:
         return "admin" in self.roles
+
+
+#: who is calling the cloud right now (``<stack id>/<resource name>`` while the engine
+#: runs a resource's step): clouds that keep a call log record it, so every call can be
+#: traced back to the resource that made it
+call_origin: ContextVar[str | None] = ContextVar("kiln_cloud_call_origin", default=None)
+
+
+@contextmanager
+def calling_for(origin: str | None) -> Iterator[None]:
+    """Tag the cloud calls made inside the block with ``origin``."""
+    token = call_origin.set(origin)
+    try:
+        yield
+    finally:
+        call_origin.reset(token)

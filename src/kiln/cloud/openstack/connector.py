@@ -68,6 +68,9 @@ class OpenStackConnector:
         """From a clouds.yaml entry (``cloud``) and/or explicit ``auth`` settings."""
         import openstack
 
+        # a cloud that stops answering must not hold an engine worker for ever: a call
+        # that takes longer is a timeout (Unavailable), retried like a 5xx
+        options.setdefault("api_timeout", 60)
         base = openstack.connect(cloud=cloud, auth=dict(auth or {}), **options)
 
         def connect(scope: CloudScope) -> Any:

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kiln.cloud.api.errors import CloudError, error_for_status
-from kiln.cloud.api.scope import CloudScope
+from kiln.cloud.api.scope import CloudScope, call_origin
 
 #: default per-project quotas (generous: a laptop sandbox should rarely say no)
 DEFAULT_QUOTAS: Mapping[str, int] = {
@@ -96,6 +96,7 @@ class CallRecord:
     project_id: str | None
     target: str | None
     fault: int | None  # the injected status, when the call was failed on purpose
+    origin: str | None = None  # who called (kiln.cloud.api.scope.call_origin)
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -164,6 +165,7 @@ class Simulator:
                     project_id,
                     target,
                     fault.status if fault else None,
+                    call_origin.get(),
                 )
             )
         seconds = _lookup(self.latency, f"{service}.{operation}", 0.0)

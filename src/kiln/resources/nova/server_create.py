@@ -69,8 +69,10 @@ def _check_features(ctx: ResourceContext, api: ComputeApi, props: Mapping[str, A
         raise ResourceFailure(
             "deployments key not allowed in resource metadata with user_data_format SOFTWARE_CONFIG"
         )
+    if not props.get("metadata"):
+        return  # nothing to count: save the limits call
     limit = int(api.get_limits().get("maxServerMeta", -1))
-    if limit >= 0 and len(props.get("metadata") or {}) > limit:
+    if limit >= 0 and len(props["metadata"]) > limit:
         raise ResourceFailure(
             f"Instance metadata must not contain more than {limit} entries. This is the "
             "maximum number allowed by your service provider"

@@ -1,0 +1,89 @@
+"""``kiln sandbox``: the simulated OpenStack cloud and its identity service, alone.
+
+For an engine that runs elsewhere (``kiln engine`` pointed at it as at any cloud), or
+for trying the OpenStack clients against a cloud that costs nothing: one port serves
+Keystone v3 at ``/v3`` and Nova, Neutron, Cinder, Glance, Octavia and Aodh under
+their prefixes, plus the ``/_sim`` controls. It writes the clouds.yaml entries
+``kiln`` (admin) and ``kiln-demo``, as ``kiln all`` does.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pathlib
+import signal
+import threading
+
+import click
+import sqlalchemy as sa
+
+from kiln.cli.sandbox_site import Credentials, SandboxSite, load_sandbox_config, write_clouds
+
+DEFAULT_DATA_DIR = pathlib.Path(os.environ.get("KILN_SANDBOX_DIR", "~/.local/share/kiln/sandbox"))
+
+
+@click.command("sandbox")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=pathlib.Path),
+    default=None,
+    help="Where the cloud's state and credentials live [default: $KILN_SANDBOX_DIR or "
+    "~/.local/share/kiln/sandbox].",
+)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--public-host", default=None, help="Host name written into URLs.")
+@click.option("--port", type=int, default=5000, show_default=True)
+@click.option(
+    "--sandbox-config",
+    type=click.Path(dir_okay=False, exists=True, path_type=pathlib.Path),
+    default=None,
+    help="YAML file of the simulated cloud's latency, delays, faults and quotas.",
+)
+@click.option(
+    "--clouds-yaml",
+    type=click.Path(dir_okay=False, path_type=pathlib.Path),
+    default=None,
+    help="clouds.yaml to write the kiln entries into [default: ~/.config/openstack/clouds.yaml].",
+)
+def sandbox_command(
+    data_dir: pathlib.Path | None,
+    host: str,
+    public_host: str | None,
+    port: int,
+    sandbox_config: pathlib.Path | None,
+    clouds_yaml: pathlib.Path | None,
+) -> None:
+    """Run the simulated OpenStack cloud (identity and every service) on one port."""
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    directory = (data_dir or DEFAULT_DATA_DIR).expanduser()
+    directory.mkdir(parents=True, exist_ok=True)
+    site = SandboxSite(
+        data_dir=directory,
+        identity_db=sa.create_engine(f"sqlite:///{directory / 'identity.db'}"),
+        credentials=Credentials.load_or_create(directory),
+        host=host,
+        port=port,
+        advertised=public_host or host,
+        config=load_sandbox_config(sandbox_config),
+    ).start()
+    target = (clouds_yaml or pathlib.Path("~/.config/openstack/clouds.yaml")).expanduser()
+    write_clouds(site.clouds(), target)
+    click.echo(
+        f"kiln sandbox: identity {site.url}/v3; clouds 'kiln' (admin) and 'kiln-demo' "
+        f"written to {target}\n"
+        "kiln sandbox: try  openstack --os-cloud kiln-demo server list\n"
+        "kiln sandbox: ready",
+        err=True,
+    )
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    click.echo("kiln sandbox: stopping", err=True)
+    site.stop()

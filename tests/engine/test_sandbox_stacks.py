@@ -137,9 +137,7 @@ def test_deleting_resources_already_gone_from_the_cloud_succeeds(
     assert state(h, stack_id)[:2] == ("DELETE", "COMPLETE")
 
 
-def test_every_cloud_call_names_the_resource_that_made_it(
-    h: Harness, cloud: SandboxCloud
-) -> None:
+def test_every_cloud_call_names_the_resource_that_made_it(h: Harness, cloud: SandboxCloud) -> None:
     stack_id = h.create(NETWORK)
     h.run()
     origins = {c.origin for c in cloud.sim.call_log()}

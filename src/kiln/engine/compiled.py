@@ -56,9 +56,13 @@ def wanted_attributes(definition: StackDefinition) -> dict[str, set[str]]:
 
 
 class CompiledCache:
-    """An LRU of compiled stacks keyed by (raw template id, stack id)."""
+    """An LRU of compiled stacks keyed by (raw template id, stack id).
 
-    def __init__(self, types: ResourceTypes, custom: CustomConstraints, size: int = 64) -> None:
+    Large: every member of a group is a stack of its own, and a miss compiles a whole
+    template; a compiled member stack is a few kilobytes.
+    """
+
+    def __init__(self, types: ResourceTypes, custom: CustomConstraints, size: int = 2048) -> None:
         self.types = types
         self.custom = custom
         self._size = size

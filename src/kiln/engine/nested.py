@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -145,42 +145,58 @@ class EngineNestedStacks:
         return None
 
     def resource_attribute(self, stack_id: str, name: str, attribute: str) -> Any:
-        # The child row's plugin, on a read-only context: what it would store now.
+        return self.resource_attributes(stack_id, [name], attribute)[0]
+
+    def resource_attributes(self, stack_id: str, names: Sequence[str], attribute: str) -> list[Any]:
+        # Each child row's plugin, on a read-only context: what it would store now. The
+        # stack, its rows and its template are read once for all of them.
         deps = self.service.deps
         runner = self.service.runner
         with dbe.read(deps.db) as conn:
             try:
                 stack = sdb.get_stack(conn, stack_id)
             except NotFound:
-                return None
-            row = current_rows(rdb.list_resources(conn, stack_id)).get(name)
+                return [None for _ in names]
+            rows = current_rows(rdb.list_resources(conn, stack_id))
+            found = [rows.get(name) for name in names]
+            compiled = {
+                row.raw_template_id: runner.compiled_for(conn, stack, row.raw_template_id)
+                for row in found
+                if row is not None
+            }
+            data = {row.id: rdb.get_resource_data(conn, row.id) for row in found if row}
+        values: list[Any] = []
+        for name, row in zip(names, found, strict=True):
             if row is None:
-                return None
-            compiled = runner.compiled_for(conn, stack, row.raw_template_id)
-            data = rdb.get_resource_data(conn, row.id)
-        plugin_cls = runner._plugin_for(compiled, name, row.type)
-        if plugin_cls is None:
-            return None
-        clients = {**deps.clients, "stacks": EngineNestedStacks(self.service, stack, name, row.id)}
-        ctx = EngineResourceContext(
-            name=name,
-            type_name=row.type,
-            stack_name=stack.name,
-            stack_id=stack.id,
-            project_id=stack.project_id,
-            action=row.action,
-            properties=row.properties,
-            metadata=row.metadata,
-            resource_uuid=row.id,
-            clock=deps.clock,
-            stored_physical_id=row.physical_id,
-            stored_data=data,
-            clients=clients,
-            cloud=deps.scoped_cloud(stack),
-            name_limit=plugin_cls.physical_name_limit,
-            rng=deps.rng,
-        )
-        return plugin_cls(ctx).get_attribute(attribute)
+                values.append(None)
+                continue
+            plugin_cls = runner._plugin_for(compiled[row.raw_template_id], name, row.type)
+            if plugin_cls is None:
+                values.append(None)
+                continue
+            ctx = EngineResourceContext(
+                name=name,
+                type_name=row.type,
+                stack_name=stack.name,
+                stack_id=stack.id,
+                project_id=stack.project_id,
+                action=row.action,
+                properties=row.properties,
+                metadata=row.metadata,
+                resource_uuid=row.id,
+                clock=deps.clock,
+                stored_physical_id=row.physical_id,
+                stored_data=data[row.id],
+                clients={
+                    **deps.clients,
+                    "stacks": EngineNestedStacks(self.service, stack, name, row.id),
+                },
+                cloud=deps.scoped_cloud(stack),
+                name_limit=plugin_cls.physical_name_limit,
+                rng=deps.rng,
+            )
+            values.append(plugin_cls(ctx).get_attribute(attribute))
+        return values
 
     def _parent_definition(self) -> StackDefinition:
         # Read afresh: ``self.parent`` may be a cached row from an older template.

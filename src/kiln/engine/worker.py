@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import queue
 import socket
 import threading
 from collections.abc import Callable
@@ -59,14 +60,14 @@ class Worker:
         self.notifier = notifier or Notifier()
         self.runner = StepRunner(deps)
 
-    def claim(self) -> list[tdb.NodeTask]:
+    def claim(self, limit: int | None = None) -> list[tdb.NodeTask]:
         with dbe.write(self.deps.db) as conn:
             return tdb.claim_tasks(
                 conn,
                 self.deps.engine_id,
                 now=self.deps.clock.now(),
                 lease=self.deps.lease,
-                limit=self.batch,
+                limit=self.batch if limit is None else min(limit, self.batch),
                 per_stack_limit=self.deps.max_concurrent_tasks_per_stack,
             )
 
@@ -146,7 +147,14 @@ def _fail_overdue(deps: EngineDeps, traversal: trdb.Traversal, now: datetime) ->
 
 
 class EngineRuntime:
-    """An engine process's threads: workers, heartbeat and sweeper."""
+    """An engine process's threads: a claimer, workers, heartbeat and sweeper.
+
+    The claimer takes ready tasks from the database in batches, never more than the
+    idle workers plus a small prefetch, and hands them to the workers through a queue;
+    each worker runs one step at a time. So a slow step (a cloud call with latency)
+    holds one worker, never the batch it was claimed with, and a claimed task starts
+    within about one step's time (well inside its lease).
+    """
 
     def __init__(
         self,
@@ -156,15 +164,23 @@ class EngineRuntime:
         heartbeat_interval: float = 5.0,
         idle_poll: float = 1.0,
         notifier: Notifier | None = None,
+        prefetch: int | None = None,
     ) -> None:
         self.deps = deps
         self.notifier = notifier or Notifier()
         deps.wake = self.notifier.notify
-        self.workers = [Worker(deps, notifier=self.notifier) for _ in range(threads)]
+        self.threads = threads
+        self.claimer = Worker(deps, notifier=self.notifier)
+        #: tasks claimed beyond the idle workers, so a worker that frees up finds one
+        self.prefetch = threads if prefetch is None else prefetch
         self.heartbeat_interval = heartbeat_interval
         self.idle_poll = idle_poll
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._queue: queue.SimpleQueue[tdb.NodeTask | None] = queue.SimpleQueue()
+        self._room = threading.Condition()
+        self._free = threads  # workers not running a step
+        self._queued = 0  # claimed tasks not started yet
 
     def start(self) -> None:
         with dbe.write(self.deps.db) as conn:
@@ -175,8 +191,9 @@ class EngineRuntime:
                 pid=os.getpid(),
                 now=self.deps.clock.now(),
             )
-        for i, worker in enumerate(self.workers):
-            self._spawn(f"kiln-worker-{i}", functools.partial(self._work, worker))
+        for i in range(self.threads):
+            self._spawn(f"kiln-worker-{i}", functools.partial(self._work, StepRunner(self.deps)))
+        self._spawn("kiln-claimer", self._claim)
         self._spawn("kiln-heartbeat", self._heartbeat)
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:
@@ -184,15 +201,45 @@ class EngineRuntime:
         thread.start()
         self._threads.append(thread)
 
-    def _work(self, worker: Worker) -> None:
+    def _claim(self) -> None:
         while not self._stop.is_set():
+            with self._room:
+                room = self._free + self.prefetch - self._queued
+                if room <= 0:
+                    self._room.wait(self.idle_poll)
+                    continue
             try:
-                ran = worker.step_once()
+                tasks = self.claimer.claim(limit=room)
+            except Exception:  # the database may be away for a moment
+                log.exception("claiming tasks failed")
+                tasks = []
+            if tasks:
+                with self._room:
+                    self._queued += len(tasks)
+                for task in tasks:
+                    self._queue.put(task)
+                continue
+            self.notifier.wait(self._idle_wait(self.claimer))
+
+    def _work(self, runner: StepRunner) -> None:
+        while True:
+            task = self._queue.get()
+            if task is None:
+                return
+            with self._room:
+                self._queued -= 1
+                self._free -= 1
+            try:
+                ready = runner.run(task)
             except Exception:  # a bug in one step must not kill the worker
                 log.exception("engine step failed")
-                ran = 0
-            if ran == 0:
-                self.notifier.wait(self._idle_wait(worker))
+                ready = []
+            finally:
+                with self._room:
+                    self._free += 1
+                    self._room.notify()
+            if ready:  # successors are due now: claim them at once
+                self.notifier.notify()
 
     def _idle_wait(self, worker: Worker) -> float:
         """Sleep until the next poll is due, at most ``idle_poll`` (the bus is only a hint)."""
@@ -223,5 +270,9 @@ class EngineRuntime:
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
         self.notifier.notify()
+        with self._room:
+            self._room.notify_all()
+        for _ in range(self.threads):
+            self._queue.put(None)
         for thread in self._threads:
             thread.join(timeout)

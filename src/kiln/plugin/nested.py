@@ -11,7 +11,7 @@ give them to a plugin that builds its child template itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -78,6 +78,11 @@ class NestedStacks(Protocol):
         Unlike ``resource``, whose attributes are those the child's template reads,
         any attribute name may be asked for (a group's aggregated attributes).
         """
+        ...
+
+    def resource_attributes(self, stack_id: str, names: Sequence[str], attribute: str) -> list[Any]:
+        """``resource_attribute`` of each of ``names``, in order, read in one go (a
+        group's attribute over all its members)."""
         ...
 
     def parent_environment(self) -> dict[str, Any]:

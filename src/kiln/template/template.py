@@ -8,8 +8,11 @@ Imports: kiln.core, kiln.template (loader, versions).
 
 from __future__ import annotations
 
+import copy
 import json
-from dataclasses import dataclass, field
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kiln.core.errors import (
@@ -36,6 +39,11 @@ _CFN_SECTIONS = {
 }
 
 
+_PARSED_SIZE = 128
+_parsed: OrderedDict[tuple[str | bytes, str, int], Template] = OrderedDict()
+_parsed_lock = threading.Lock()
+
+
 @dataclass
 class Template:
     """A template document with its version."""
@@ -49,9 +57,25 @@ class Template:
     def load(
         cls, text: str | bytes, name: str = "<template>", *, max_size: int | None = None
     ) -> Template:
-        """Parse template text (JSON or YAML) and check its top level."""
+        """Parse template text (JSON or YAML) and check its top level.
+
+        The same text is parsed once: a group of N members names one nested template N
+        times, and parsing with line marks costs far more than copying the result.
+        """
         limit = MAX_TEMPLATE_SIZE if max_size is None else max_size
-        return cls.from_document(load_template(text, name, max_size=limit))
+        key = (text, name, limit)
+        with _parsed_lock:
+            parsed = _parsed.get(key)
+            if parsed is not None:
+                _parsed.move_to_end(key)
+        if parsed is None:
+            parsed = cls.from_document(load_template(text, name, max_size=limit))
+            with _parsed_lock:
+                _parsed[key] = parsed
+                while len(_parsed) > _PARSED_SIZE:
+                    _parsed.popitem(last=False)
+        # callers may change the data they get; the source map is read-only
+        return replace(parsed, data=copy.deepcopy(parsed.data))
 
     @classmethod
     def from_document(cls, doc: Document) -> Template:

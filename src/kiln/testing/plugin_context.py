@@ -17,7 +17,7 @@ Imports: anything (test support).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from random import Random
@@ -357,6 +357,9 @@ class FakeNestedStacks:
     def resource_attribute(self, stack_id: str, name: str, attribute: str) -> Any:
         found = self._made_up(stack_id, name)
         return None if found is None else found[1].get(attribute)
+
+    def resource_attributes(self, stack_id: str, names: Sequence[str], attribute: str) -> list[Any]:
+        return [self.resource_attribute(stack_id, name, attribute) for name in names]
 
     def outputs(self, stack_id: str) -> dict[str, Any]:
         child = self._live(stack_id)

@@ -42,6 +42,17 @@ objects_table = sa.Table(
 )
 
 
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # Every change is one small commit: in WAL mode with NORMAL sync a commit does not
+    # wait for the disk (a crash of the machine may lose the last changes, not corrupt).
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+    finally:
+        cursor.close()
+
+
 @dataclass
 class Transition:
     """``changes`` are applied to the object at ``at`` (seconds since the epoch)."""
@@ -65,6 +76,8 @@ class DocumentStore:
         self._hooks: dict[str, Hook] = {}
         self._engine = engine
         if engine is not None:
+            if engine.dialect.name == "sqlite":
+                sa.event.listen(engine, "connect", _sqlite_pragmas)
             _metadata.create_all(engine)
             self._load()
 

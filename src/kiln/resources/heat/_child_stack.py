@@ -168,7 +168,7 @@ class MemberStackResource(ChildStackResource):
             return refs
         if name == "attributes":
             return _by_attribute(outputs.get(ATTRIBUTES), list(refs))
-        return [stacks.resource_attribute(stack_id, n, name) for n in refs]
+        return stacks.resource_attributes(stack_id, list(refs), name)
 
 
 def _ordered(refs: Any) -> dict[str, Any]:

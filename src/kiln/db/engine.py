@@ -72,9 +72,14 @@ def create_engine(url: str | URL, **kwargs: Any) -> Engine:
     options: dict[str, Any] = {"pool_pre_ping": True}
     if backend == "sqlite":
         options["connect_args"] = {"timeout": BUSY_TIMEOUT_S, "check_same_thread": False}
+        # A local file needs no liveness check; WAL readers run in parallel, so let the
+        # engine's many worker threads each have a connection rather than queue for one.
+        options["pool_pre_ping"] = False
         if _is_memory(parsed):
             # One shared connection; only fit for single-threaded use (tests, tools).
             options["poolclass"] = StaticPool
+        else:
+            options.update(pool_size=16, max_overflow=48)
     elif backend in ("mysql", "mariadb"):
         options["isolation_level"] = "READ COMMITTED"
     options.update(kwargs)

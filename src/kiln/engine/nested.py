@@ -29,7 +29,7 @@ from kiln.db.errors import NotFound
 from kiln.engine.plan import current_rows
 from kiln.engine.resource_context import EngineResourceContext
 from kiln.plugin.names import short_id
-from kiln.plugin.nested import ChildState, NestedStacks, wait_for_child
+from kiln.plugin.nested import CHILD_POLL_SECONDS, ChildState, NestedStacks, wait_for_child
 from kiln.plugin.resource import Cookie, Resource
 
 if TYPE_CHECKING:
@@ -289,7 +289,7 @@ class TemplateResource(Resource):
         return wait_for_child(self._stacks(), cookie, "DELETE")
 
     def poll_after(self, cookie: Cookie) -> float | None:
-        return None
+        return CHILD_POLL_SECONDS
 
     def get_attribute(self, name: str) -> Any:
         stack_id = self.ctx.physical_id

@@ -199,6 +199,7 @@ class StackService(StackOperations):
                 self._deadline(request.timeout_mins),
                 not request.disable_rollback,
             )
+        self.deps.compiled_cache().put(template_id, definition)
         self.wake()
         return stack_id
 

@@ -204,6 +204,8 @@ class StepBase:
         self._stacks: dict[str, sdb.Stack] = {}  # identity only: name, project, root
         self._edges: dict[str, dict[str, list[str]]] = {}  # traversal -> node -> successors
         self._stack_service: Any = None
+        #: set by a step that made another task due (a parent's child finished)
+        self.wake_after_step = False
 
     def _run(self, task: NodeTask) -> list[str]:
         """One step of ``task`` (the step runner implements it)."""
@@ -327,6 +329,9 @@ class StepBase:
         wanted = compiled.wanted.get(name, set())
         if ALL_ATTRIBUTES in wanted:
             names = set(type(plugin).attributes_schema) | (wanted - {ALL_ATTRIBUTES})
+            typed = compiled.definition.typed.get(name)
+            if isinstance(typed, ProviderResource):  # a template resource: its outputs
+                names |= set(typed.attribute_names)
         else:
             names = wanted
         out = {}

@@ -18,6 +18,7 @@ from kiln.db import stacks as sdb
 from kiln.db import templates as tdb
 from kiln.db import traversals as trdb
 from kiln.db.completion import complete_task, fail_task
+from kiln.db.errors import NotFound
 from kiln.db.events import NewEvent, add_events
 from kiln.db.resources import NewResource, ResourceChange
 from kiln.db.resources import Resource as Row
@@ -45,6 +46,7 @@ from kiln.engine.step_base import (  # noqa: F401
     _with_result,
     poll_delay,
 )
+from kiln.plugin.nested import ChildWait
 from kiln.plugin.resource import Resource
 
 log = logging.getLogger(__name__)
@@ -66,6 +68,17 @@ def is_transient_for(err: BaseException, action: str) -> bool:
     return isinstance(err, Conflict) and action == "DELETE"
 
 
+def _child_done(conn: Any, stack_id: str | None, action: str) -> bool:
+    """Whether the child stack ``stack_id`` finished ``action`` (or failed, or is gone)."""
+    if stack_id is None:
+        return False
+    try:
+        child = sdb.get_stack(conn, stack_id)
+    except NotFound:
+        return True
+    return child.status == "FAILED" or (child.status == "COMPLETE" and child.action == action)
+
+
 class StepEndings(StepBase):
     """The ways a step ends, shared by converge and cleanup steps."""
 
@@ -79,7 +92,7 @@ class StepEndings(StepBase):
         action = traversal.action
         if stack.owner_id is not None and stack.parent_resource is not None:
             # the parent resource polls this stack: its next poll is due now
-            hurry_resource_tasks(conn, stack.owner_id, stack.parent_resource, now=now)
+            self._hurry_parent(conn, stack, now)
         if action == "DELETE":
             sdb.soft_delete_stack(conn, stack.id, now=now)
         if action == "SNAPSHOT":
@@ -101,6 +114,13 @@ class StepEndings(StepBase):
             now=now,
         )
         evdb.prune_events(conn, stack.id, keep=self.deps.max_events_per_stack)
+
+    def _hurry_parent(self, conn: Any, stack: sdb.Stack, now: Any) -> None:
+        """Make the parent resource's poll of ``stack`` due now, and have the engine's
+        claimer look once this step's transaction is committed."""
+        assert stack.owner_id is not None and stack.parent_resource is not None
+        if hurry_resource_tasks(conn, stack.owner_id, stack.parent_resource, now=now):
+            self.wake_after_step = True
 
     def _fill_snapshots(self, conn: Any, stack: sdb.Stack, now: Any) -> None:
         """The stack's snapshots in progress get their data: template, environment,
@@ -180,7 +200,7 @@ class StepEndings(StepBase):
                 wake_parked(conn, stack_id=ld.stack.id, resource_id=row.id, now=now)
             stack = ld.stack
             if won and stack.owner_id is not None and stack.parent_resource is not None:
-                hurry_resource_tasks(conn, stack.owner_id, stack.parent_resource, now=now)
+                self._hurry_parent(conn, stack, now)
         if won:
             self.deps.on_traversal_failed(ld.traversal.id)
         return []
@@ -395,6 +415,10 @@ class StepEndings(StepBase):
                     [self._event(ld, ld.row, action, "IN_PROGRESS", "state changed", ctx)],
                     now=now,
                 )
+            if isinstance(hint, ChildWait) and _child_done(conn, ctx.physical_id, action):
+                # The child finished after this step looked: its completion found no
+                # waiting task to hurry (this one was running), so look again now.
+                delay = 0.0
             requeue_task(
                 conn,
                 ld.task.lease,

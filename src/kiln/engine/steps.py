@@ -103,6 +103,7 @@ class StepRunner(CleanupSteps):
     def run(self, task: NodeTask) -> list[str]:
         """Run one step; returns the node keys that became ready (to wake engines)."""
         self._fault(START, task)
+        self.wake_after_step = False
         try:
             with calling_for(f"{task.stack_id}/{task.resource_name}"):
                 ready = self._run(task)
@@ -123,6 +124,8 @@ class StepRunner(CleanupSteps):
                 requeue_task(conn, task.lease, now=now, not_before=now + timedelta(seconds=0.5))
             return []
         self._fault(AFTER_OUTCOME, task)
+        if self.wake_after_step:  # a parent's wait was cut short: claim it now
+            self.deps.wake()
         return ready
 
     def _run(self, task: NodeTask) -> list[str]:

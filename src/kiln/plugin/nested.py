@@ -98,6 +98,15 @@ class NestedStacks(Protocol):
         ...
 
 
+class ChildWait(float):
+    """A ``poll_after`` that waits on the resource's child stack (its physical id): the
+    engine polls again as soon as the child finishes; the seconds are only the safety
+    net (a child failed by the sweeper)."""
+
+
+CHILD_POLL_SECONDS = ChildWait(5.0)
+
+
 def wait_for_child(stacks: NestedStacks, cookie: Any, action: str) -> bool:
     """Poll a child: True once ``action`` completed, False while it runs; raise if it failed.
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kiln.plugin.nested import CHILD_POLL_SECONDS
 from kiln.resources.heat.group_batches import (
     Batch,
     in_service,
@@ -293,7 +294,7 @@ def test_a_changed_definition_reaches_the_members_in_batches_with_pauses() -> No
 def test_the_poll_is_asked_for_when_the_pause_ends() -> None:
     res, _, ctx = rolling_group({"max_batch_size": 3, "pause_time": 30})
     cookie = res.handle_update({**ctx.properties, "resource_def": NEW_DEF}, {})
-    assert cookie["rolling"] and res.poll_after(cookie) is None
+    assert cookie["rolling"] and res.poll_after(cookie) == CHILD_POLL_SECONDS  # waits on the child
     assert res.check_update_complete(cookie) is False  # the first batch runs
     assert res.check_update_complete(cookie) is False  # done: the pause starts
     assert res.poll_after(cookie) == 30
@@ -302,7 +303,7 @@ def test_the_poll_is_asked_for_when_the_pause_ends() -> None:
     assert res.check_update_complete(cookie) is False
     ctx.advance(18)
     assert res.check_update_complete(cookie) is False  # the second batch is sent
-    assert res.poll_after(cookie) is None
+    assert res.poll_after(cookie) == CHILD_POLL_SECONDS
 
 
 def test_a_resumed_poll_sends_the_same_batch_again_never_the_next() -> None:

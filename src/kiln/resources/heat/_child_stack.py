@@ -23,7 +23,7 @@ from typing import Any
 
 from kiln.core.errors import raise_all
 from kiln.plugin import Resource
-from kiln.plugin.nested import NestedStacks, wait_for_child
+from kiln.plugin.nested import CHILD_POLL_SECONDS, NestedStacks, wait_for_child
 from kiln.plugin.resource import Cookie
 
 #: the oldest HOT version with the all-attributes form ``get_attr: [member]``
@@ -109,6 +109,9 @@ class ChildStackResource(Resource):
     def check_delete_complete(self, cookie: Cookie) -> bool:
         return wait_for_child(self.stacks(), cookie, "DELETE")
 
+    def poll_after(self, cookie: Cookie) -> float | None:
+        return CHILD_POLL_SECONDS
+
 
 def member_order(name: str) -> tuple[int, int, str]:
     """Sort key of member names: decimal indexes by value, then any other name."""
@@ -168,6 +171,12 @@ class MemberStackResource(ChildStackResource):
             return refs
         if name == "attributes":
             return _by_attribute(outputs.get(ATTRIBUTES), list(refs))
+        stored = outputs.get(ATTRIBUTES)
+        if isinstance(stored, Mapping) and all(
+            isinstance(stored.get(n), Mapping) and name in stored[n] for n in refs
+        ):
+            # what each member stored when it finished: no member is asked again
+            return [stored[n][name] for n in refs]
         return stacks.resource_attributes(stack_id, list(refs), name)
 
 

@@ -322,7 +322,7 @@ class ResourceGroup(MemberStackResource):
         if isinstance(progress, Mapping) and progress.get("pause_until"):
             left = datetime.fromisoformat(progress["pause_until"]) - self.ctx.now()
             return max(0.0, left.total_seconds())
-        return None
+        return super().poll_after(cookie)
 
     # -- update (rolling_update) --------------------------------------------------------
     def handle_update(

@@ -55,7 +55,9 @@ class Embedded:
     identity_port: int = 5000
     api_port: int = 8004
     no_auth: bool = False
-    workers: int = 4
+    #: engine worker threads: each waits out one cloud call at a time, so a cloud with
+    #: latency needs many (the database work itself is serialised on SQLite)
+    workers: int = 64
     public_host: str | None = None
     #: oslo.messaging URL (``rabbit://...``) for API-to-engine calls; None: in process
     transport_url: str | None = None
@@ -182,7 +184,13 @@ def _native_pipeline(
 @click.option("--public-host", default=None, help="Host name written into URLs.")
 @click.option("--identity-port", type=int, default=5000, show_default=True)
 @click.option("--api-port", type=int, default=8004, show_default=True)
-@click.option("--workers", type=int, default=4, show_default=True)
+@click.option(
+    "--workers",
+    type=int,
+    default=64,
+    show_default=True,
+    help="Engine worker threads (each waits out one cloud call at a time).",
+)
 @click.option("--no-auth", is_flag=True, help="Development mode: no tokens; project from URL.")
 @click.option(
     "--transport-url",

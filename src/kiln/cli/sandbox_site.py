@@ -9,6 +9,7 @@ lists every simulated service, plus whatever the caller adds (the orchestration 
 from __future__ import annotations
 
 import json
+import logging
 import pathlib
 import secrets
 from dataclasses import dataclass, field
@@ -35,8 +36,11 @@ from kiln.cloud.sandbox.identity import (
     create_identity_app,
 )
 from kiln.cloud.sandbox.identity.tokens import TokenService
+from kiln.cloud.sandbox.identity.trusts import get_trust
 from kiln.cloud.sandbox.rest import IdentityTokens
 from kiln.cloud.sandbox.simulator import SandboxConfig
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -93,7 +97,13 @@ class SandboxSite:
             services=available_services(),
         )
         catalog = [*self.extra_catalog, *catalog_entries(self.url, self.cloud.services)]
-        tokens = IdentityTokens(TokenService(self.store).validate)
+        token_service = TokenService(self.store)
+        tokens = IdentityTokens(token_service.validate)
+        if "alarming" in self.cloud.services:
+            # trust+http(s):// alarm actions are called with a token of the trust
+            self.cloud.services["alarming"].token_for_trust = _trust_tokens(
+                self.store, token_service
+            )
         app = create_sandbox_app(
             self.cloud,
             tokens,
@@ -130,6 +140,22 @@ class SandboxSite:
             "kiln": entry("admin", self.credentials.admin, "admin"),
             "kiln-demo": entry("demo", self.credentials.demo, "demo"),
         }
+
+
+def _trust_tokens(store: IdentityStore, service: TokenService) -> Any:
+    """``trust id -> token`` for the trust's trustee (None when the trust is unusable)."""
+
+    def token_for(trust_id: str) -> str | None:
+        try:
+            trust = get_trust(store, trust_id)
+            trustee = store.get_user(trust.trustee_user_id)
+            token, _info = service.issue(trustee, ["password"], trust=trust)
+        except Exception:  # an unusable trust: the action is posted without a token
+            log.warning("no token for trust %s", trust_id, exc_info=True)
+            return None
+        return token
+
+    return token_for
 
 
 def serve(app: Any, host: str, port: int, threads: int = 8) -> ServerHandle:

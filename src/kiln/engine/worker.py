@@ -172,7 +172,7 @@ class EngineRuntime:
         self.threads = threads
         self.claimer = Worker(deps, notifier=self.notifier)
         #: tasks claimed beyond the idle workers, so a worker that frees up finds one
-        self.prefetch = threads if prefetch is None else prefetch
+        self.prefetch = max(threads, 28) if prefetch is None else prefetch
         self.heartbeat_interval = heartbeat_interval
         self.idle_poll = idle_poll
         self._stop = threading.Event()

@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_template.py
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_api.py
+	$(BIN)/python benchmarks/bench_cloud.py --workers 128
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

@@ -14,8 +14,6 @@ from __future__ import annotations
 import logging
 import os
 import pathlib
-import signal
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +25,7 @@ from kiln.api.native.app import create_app
 from kiln.api.native.support import ApiDeps, ApiSettings
 from kiln.api.policy import OsloPolicy
 from kiln.cli.compose import EngineParts, build_engine, open_database
+from kiln.cli.runtime import wait_for_stop
 from kiln.cli.sandbox_site import (
     Credentials,
     SandboxSite,
@@ -264,12 +263,6 @@ def all_command(
         "kiln: ready",
         err=True,
     )
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        while not stop.wait(1.0):
-            pass
-    except KeyboardInterrupt:
-        pass
+    wait_for_stop()
     click.echo("kiln: stopping", err=True)
     running.stop()

@@ -7,6 +7,8 @@ this; library code never touches process-wide state.
 from __future__ import annotations
 
 import gc
+import signal
+import threading
 
 # Python's default first-generation threshold (700 allocations) makes the cyclic
 # collector rescan a large template's live data again and again: validating a
@@ -20,3 +22,14 @@ GC_THRESHOLD = (10_000, 10, 10)
 def configure_process() -> None:
     """Apply Kiln's process settings (idempotent)."""
     gc.set_threshold(*GC_THRESHOLD)
+
+
+def wait_for_stop() -> None:
+    """Block until SIGTERM or Ctrl-C (a server process's main thread)."""
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass

@@ -12,12 +12,11 @@ from __future__ import annotations
 import logging
 import os
 import pathlib
-import signal
-import threading
 
 import click
 import sqlalchemy as sa
 
+from kiln.cli.runtime import wait_for_stop
 from kiln.cli.sandbox_site import Credentials, SandboxSite, load_sandbox_config, write_clouds
 
 DEFAULT_DATA_DIR = pathlib.Path(os.environ.get("KILN_SANDBOX_DIR", "~/.local/share/kiln/sandbox"))
@@ -78,12 +77,6 @@ def sandbox_command(
         "kiln sandbox: ready",
         err=True,
     )
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        while not stop.wait(1.0):
-            pass
-    except KeyboardInterrupt:
-        pass
+    wait_for_stop()
     click.echo("kiln sandbox: stopping", err=True)
     site.stop()

@@ -29,4 +29,5 @@ fi
 echo "== outputs"
 "$BIN/kiln" output show quickstart --all
 echo "== kiln is serving; try: openstack --os-cloud kiln stack list   (Ctrl-C stops)"
+echo "== a real application on the simulated cloud: see examples/multi-tier (README)"
 wait $KILN_PID

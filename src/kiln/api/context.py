@@ -45,6 +45,7 @@ class RequestContext:
             self.is_admin,
             self.denied_resource_types,
             tuple(self.roles),
+            self.auth_token,
         )
 
     def policy_credentials(self) -> dict[str, Any]:

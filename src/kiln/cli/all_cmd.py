@@ -70,6 +70,9 @@ class Embedded:
     max_tasks_per_stack: int = 64
     site: SandboxSite | None = None
     cloud: SandboxCloud | None = None
+    #: how the engine reaches the cloud: ``sandbox`` (in process) or ``openstack``
+    #: (openstacksdk over the sandbox's REST APIs, with Keystone trusts, as a real cloud)
+    cloud_adapter: str = "sandbox"
 
     @property
     def advertised(self) -> str:
@@ -94,9 +97,7 @@ class Embedded:
         self.servers.append(self.site.handle)
         self.cloud = self.site.cloud
         self.engine = build_engine(
-            db,
-            cloud=SandboxConnector(self.site.cloud) if self.site.cloud else None,
-            max_concurrent_tasks_per_stack=self.max_tasks_per_stack,
+            db, cloud=self._connector(), max_concurrent_tasks_per_stack=self.max_tasks_per_stack
         )
         identity_url = self.site.url
         store = self.site.store
@@ -113,6 +114,25 @@ class Embedded:
         self.servers.append(serve(api, self.host, self.api_port, threads=16))
         # Workers start last: a start-up that fails (a port in use) leaves no work half run.
         self.engine.start(threads=self.workers)
+
+    def _connector(self) -> Any:
+        assert self.site is not None and self.site.cloud is not None
+        assert self.credentials is not None
+        if self.cloud_adapter == "sandbox":
+            return SandboxConnector(self.site.cloud)
+        from kiln.cloud.openstack.connector import OpenStackConnector
+
+        # Kiln's service user receives each stack owner's trust, as Heat's does.
+        return OpenStackConnector.from_config(
+            auth={
+                "auth_url": f"{self.site.url}/v3",
+                "username": "kiln",
+                "password": self.credentials.service,
+                "project_name": "admin",
+                "user_domain_id": "default",
+                "project_domain_id": "default",
+            }
+        )
 
     def _engine_transport(self) -> Any:
         """How the API reaches the engine: a direct call, or oslo.messaging when configured.
@@ -203,6 +223,14 @@ def _native_pipeline(
     help="clouds.yaml to write the kiln entries into [default: ~/.config/openstack/clouds.yaml].",
 )
 @click.option(
+    "--cloud-adapter",
+    type=click.Choice(["sandbox", "openstack"]),
+    default="sandbox",
+    show_default=True,
+    help="How the engine reaches the cloud: in process, or with openstacksdk over the "
+    "sandbox's REST APIs and Keystone trusts (the path a real cloud takes).",
+)
+@click.option(
     "--max-tasks-per-stack",
     type=int,
     default=64,
@@ -225,6 +253,7 @@ def all_command(
     no_auth: bool,
     transport_url: str | None,
     clouds_yaml: pathlib.Path | None,
+    cloud_adapter: str,
     max_tasks_per_stack: int,
     sandbox_config: pathlib.Path | None,
 ) -> None:
@@ -243,6 +272,7 @@ def all_command(
         transport_url=transport_url,
         sandbox_config=load_sandbox_config(sandbox_config),
         max_tasks_per_stack=max_tasks_per_stack,
+        cloud_adapter=cloud_adapter,
     )
     try:
         running.start()

@@ -72,6 +72,7 @@ class Stack:
     parameters: dict[str, Any]
     user_id: str
     user_roles: list[str] | None
+    trust_id: str | None
     created_at: datetime
     updated_at: datetime
     deleted_at: datetime | None
@@ -122,6 +123,7 @@ def create_stack(
     tags: Sequence[str] = (),
     parameters: Mapping[str, Any] | None = None,
     user_roles: Sequence[str] = (),
+    trust_id: str | None = None,
 ) -> Stack:
     """Insert a stack; ``StackExists`` if a live stack of the project has the name. Writes.
 
@@ -148,6 +150,7 @@ def create_stack(
         "parameters": dict(parameters or {}),
         "user_id": user_id,
         "user_roles": list(user_roles),
+        "trust_id": trust_id,
         "created_at": now,
         "updated_at": now,
         "deleted_at": None,

@@ -99,6 +99,8 @@ stack = sa.Table(
     sa.Column("user_id", sa.String(PROJECT_LEN), nullable=False),
     # the owner's role names: the cloud acts for the stack with them (admin-only types)
     sa.Column("user_roles", json_type(nullable=True), nullable=True),
+    # the Keystone trust the stack's cloud calls use (a real cloud's scope)
+    sa.Column("trust_id", sa.String(64), nullable=True),
     _time("created_at"),
     _time("updated_at"),
     _time("deleted_at", nullable=True),

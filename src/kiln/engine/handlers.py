@@ -47,7 +47,13 @@ class SnapshotNotFound(KilnError):
 
 
 def _caller(ctx: m.Context) -> Caller:
-    return Caller(ctx.project_id, ctx.user_id, tuple(ctx.denied_resource_types), tuple(ctx.roles))
+    return Caller(
+        ctx.project_id,
+        ctx.user_id,
+        tuple(ctx.denied_resource_types),
+        tuple(ctx.roles),
+        auth_token=ctx.auth_token,
+    )
 
 
 def _request(name: str, given: m.StackInput, msg: Any) -> StackRequest:

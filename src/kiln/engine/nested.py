@@ -67,7 +67,10 @@ class EngineNestedStacks:
         from kiln.engine.service import Caller
 
         return Caller(
-            self.parent.project_id, self.parent.user_id, roles=tuple(self.parent.user_roles or ())
+            self.parent.project_id,
+            self.parent.user_id,
+            roles=tuple(self.parent.user_roles or ()),
+            trust_id=self.parent.trust_id,
         )
 
     def create(

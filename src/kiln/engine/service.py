@@ -9,11 +9,13 @@ after the commit loses nothing: any engine picks the work up.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
+from kiln.cloud.api.scope import CloudScope
 from kiln.core.errors import (
     KilnError,
     StackValidationFailed,
@@ -44,6 +46,8 @@ from kiln.template.inputs import build_stack
 from kiln.template.outputs import OutputValue, resolve_output
 from kiln.template.parameters import check_immutable
 from kiln.template.stack import StackDefinition, StackIdentity
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,10 @@ class Caller:
     denied_resource_types: tuple[str, ...] = ()
     #: the user's role names (stored with a stack: its cloud calls act with them)
     roles: tuple[str, ...] = ()
+    #: the user's token (only to make the stack's trust; never stored)
+    auth_token: str | None = None
+    #: the Keystone trust the stack's cloud calls use (inherited by nested stacks)
+    trust_id: str | None = None
 
 
 class StackService(StackOperations):
@@ -150,6 +158,41 @@ class StackService(StackOperations):
         """
         stack_id = self.deps.new_id()
         identity = StackIdentity(name=request.name, id=stack_id, project_id=caller.project_id)
+        if parent is None:
+            caller = self._with_trust(caller)
+        try:
+            return self._create(caller, request, stack_id, identity, parent, adopt)
+        except BaseException:
+            if parent is None and caller.trust_id is not None:
+                self.give_back_trust(caller.trust_id)  # no stack will use it
+            raise
+
+    def _with_trust(self, caller: Caller) -> Caller:
+        """The caller with a new trust for the stack, when the cloud works with trusts
+        (a real one) and the caller came with a token."""
+        cloud = self.deps.cloud
+        create_trust = getattr(cloud, "create_trust", None)
+        if create_trust is None or not caller.auth_token or caller.trust_id is not None:
+            return caller
+        scope = CloudScope(caller.project_id, caller.user_id, frozenset(caller.roles))
+        try:
+            trust_id = create_trust(caller.auth_token, scope)
+        except Exception as err:
+            raise StackValidationFailed(f"Could not create a trust for the stack: {err}") from err
+        return replace(caller, trust_id=str(trust_id))
+
+    def give_back_trust(self, trust_id: str) -> None:
+        self.runner.give_back_trust(trust_id)
+
+    def _create(
+        self,
+        caller: Caller,
+        request: StackRequest,
+        stack_id: str,
+        identity: StackIdentity,
+        parent: ParentLink | None,
+        adopt: Mapping[str, tuple[str | None, Mapping[str, Any]]] | None,
+    ) -> str:
         definition = self._definition(request, identity, caller, nested=parent is not None)
         now = self.deps.clock.now()
         root_id = parent.root_id if parent else stack_id
@@ -169,6 +212,7 @@ class StackService(StackOperations):
                 project_id=caller.project_id,
                 user_id=caller.user_id,
                 user_roles=list(caller.roles),
+                trust_id=caller.trust_id,
                 raw_template_id=template_id,
                 now=now,
                 owner_id=parent.owner_id if parent else None,
@@ -222,6 +266,7 @@ class StackService(StackOperations):
         elif request.template is None:
             raise StackValidationFailed("No template specified")
         identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
+        caller = replace(caller, trust_id=stack.trust_id)  # lookups act through its trust
         definition = self._definition(request, identity, caller, nested=stack.owner_id is not None)
         raise_all(
             check_immutable(

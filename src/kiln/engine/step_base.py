@@ -102,7 +102,12 @@ class EngineDeps:
         roles = getattr(owner, "user_roles", None)
         if roles is None:
             roles = getattr(owner, "roles", ())
-        scope = CloudScope(owner.project_id, owner.user_id, frozenset(roles or ()))
+        scope = CloudScope(
+            owner.project_id,
+            owner.user_id,
+            frozenset(roles or ()),
+            trust_id=getattr(owner, "trust_id", None),
+        )
         return ScopedCloud(self.cloud, scope)
 
     def compiled_cache(self) -> CompiledCache:
@@ -206,6 +211,8 @@ class StepBase:
         self._stack_service: Any = None
         #: set by a step that made another task due (a parent's child finished)
         self.wake_after_step = False
+        #: set by the step that finished deleting a stack with a trust
+        self.trust_to_give_back: str | None = None
 
     def _run(self, task: NodeTask) -> list[str]:
         """One step of ``task`` (the step runner implements it)."""

@@ -95,6 +95,8 @@ class StepEndings(StepBase):
             self._hurry_parent(conn, stack, now)
         if action == "DELETE":
             sdb.soft_delete_stack(conn, stack.id, now=now)
+            if stack.owner_id is None and stack.trust_id:
+                self.trust_to_give_back = stack.trust_id  # once this step has committed
         if action == "SNAPSHOT":
             self._fill_snapshots(conn, stack, now)
         add_events(

@@ -104,6 +104,7 @@ class StepRunner(CleanupSteps):
         """Run one step; returns the node keys that became ready (to wake engines)."""
         self._fault(START, task)
         self.wake_after_step = False
+        self.trust_to_give_back = None
         try:
             with calling_for(f"{task.stack_id}/{task.resource_name}"):
                 ready = self._run(task)
@@ -126,7 +127,19 @@ class StepRunner(CleanupSteps):
         self._fault(AFTER_OUTCOME, task)
         if self.wake_after_step:  # a parent's wait was cut short: claim it now
             self.deps.wake()
+        if self.trust_to_give_back is not None:
+            self.give_back_trust(self.trust_to_give_back)
         return ready
+
+    def give_back_trust(self, trust_id: str) -> None:
+        """Delete a stack's trust (the stack is gone); failures are only logged."""
+        delete_trust = getattr(self.deps.cloud, "delete_trust", None)
+        if delete_trust is None:
+            return
+        try:
+            delete_trust(trust_id)
+        except Exception:  # the stack is gone either way; an orphan trust only expires
+            log.warning("could not delete trust %s", trust_id, exc_info=True)
 
     def _run(self, task: NodeTask) -> list[str]:
         try:

@@ -26,6 +26,8 @@ class Context:
     denied_resource_types: tuple[str, ...] = ()
     #: the caller's role names (the engine stores them with a stack it creates)
     roles: tuple[str, ...] = ()
+    #: the caller's Keystone token: the engine makes the stack's trust with it
+    auth_token: str | None = None
 
 
 # -- requests ---------------------------------------------------------------------------

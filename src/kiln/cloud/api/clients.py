@@ -21,3 +21,16 @@ class CloudConnector(Protocol):
     def client(self, service: str, scope: CloudScope) -> Any:
         """The client of ``service`` acting for ``scope``; LookupError if not served."""
         ...
+
+
+class TrustIssuer(Protocol):
+    """A connector that acts through Keystone trusts (a real cloud's, or the sandbox's
+    over HTTP): a stack's deferred work runs as a trust its owner gave Kiln."""
+
+    def create_trust(self, auth_token: str, scope: CloudScope) -> str:
+        """A trust from the token's user (``scope``'s project and roles) to Kiln."""
+        ...
+
+    def delete_trust(self, trust_id: str) -> None:
+        """Give the trust back (a stack is gone); a trust already gone is fine."""
+        ...

@@ -15,8 +15,9 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kiln.cloud.api.errors import NotFound, error_for_status
 from kiln.cloud.api.scope import CloudScope
-from kiln.cloud.openstack.rest import RestClient, RetryPolicy
+from kiln.cloud.openstack.rest import RestClient, RetryPolicy, error_message
 
 #: service -> (openstacksdk proxy attribute, module, client class)
 CLIENTS: Mapping[str, tuple[str, str, str]] = {
@@ -54,6 +55,8 @@ class OpenStackConnector:
         self._max_concurrency = max_concurrency
         self._connections: dict[tuple[str, str, str | None], Any] = {}
         self._lock = threading.Lock()
+        #: the service's own connection (the trustee of every trust), when configured
+        self.trustee: Any = None
 
     @classmethod
     def from_config(
@@ -84,7 +87,9 @@ class OpenStackConnector:
                 return base
             return base.connect_as_project(scope.project_id)
 
-        return cls(connect, retry=retry, max_concurrency=max_concurrency)
+        connector = cls(connect, retry=retry, max_concurrency=max_concurrency)
+        connector.trustee = base
+        return connector
 
     def connection(self, scope: CloudScope) -> Any:
         key = (scope.project_id, scope.user_id, scope.trust_id)
@@ -104,3 +109,51 @@ class OpenStackConnector:
         proxy = getattr(self.connection(scope), attribute)
         rest = RestClient(proxy, service, retry=self._retry, max_concurrency=self._max_concurrency)
         return getattr(importlib.import_module(module), class_name)(rest)
+
+    # -- trusts ---------------------------------------------------------------------------
+    def create_trust(self, auth_token: str, scope: CloudScope) -> str:
+        """A trust from the token's user to this connector's user, for ``scope``."""
+        if self.trustee is None:
+            raise LookupError("no service credentials to receive trusts")
+        from keystoneauth1 import session as ks_session
+        from keystoneauth1.identity import v3
+
+        auth_url = self.trustee.config.auth["auth_url"]
+        as_user = ks_session.Session(
+            auth=v3.Token(auth_url=auth_url, token=auth_token, project_id=scope.project_id)
+        )
+        body = {
+            "trust": {
+                "trustor_user_id": scope.user_id,
+                "trustee_user_id": self.trustee.current_user_id,
+                "project_id": scope.project_id,
+                "impersonation": True,
+                "roles": [{"name": role} for role in sorted(scope.roles)],
+            }
+        }
+        response = as_user.post(
+            f"{auth_url.rstrip('/')}/OS-TRUST/trusts",
+            json=body,
+            endpoint_filter=None,
+            raise_exc=False,
+        )
+        if response.status_code >= 400:
+            message, kind = error_message(_json(response), response.text)
+            raise error_for_status(response.status_code, message, kind=kind, service="identity")
+        return str(response.json()["trust"]["id"])
+
+    def delete_trust(self, trust_id: str) -> None:
+        if self.trustee is None:
+            return
+        rest = RestClient(self.trustee.identity, "identity", retry=self._retry)
+        try:
+            rest.delete(f"/OS-TRUST/trusts/{trust_id}")
+        except NotFound:
+            pass
+
+
+def _json(response: Any) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None

@@ -10,6 +10,7 @@ the stack, never raised. Imports: kiln.core, kiln.graph, kiln.template.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kiln.core.errors import (
@@ -27,6 +28,7 @@ from kiln.template.functions.base import (
     resolve,
     validate_functions,
 )
+from kiln.template.implicit_dependencies import implicit_requires
 from kiln.template.resources import (
     ResourceDefinition,
     ResourceEntry,
@@ -141,6 +143,33 @@ class ResourceBuilder:
                 continue
             if definition is not None:
                 self.definitions[name] = definition
+        self._add_implicit_requires()
+
+    def _add_implicit_requires(self) -> None:
+        """Heat's implicit dependencies, each unless it would close a cycle."""
+        for name, extra in sorted(implicit_requires(self.definitions).items()):
+            definition = self.definitions[name]
+            if definition.external_id is not None:
+                continue
+            added = {d for d in extra if not self._reaches(d, name)}
+            if added - definition.requires:
+                self.definitions[name] = replace(
+                    definition, requires=definition.requires | frozenset(added)
+                )
+
+    def _reaches(self, start: str, target: str) -> bool:
+        """Whether ``start`` already (transitively) requires ``target``."""
+        seen: set[str] = set()
+        pending = [start]
+        while pending:
+            node = pending.pop()
+            if node == target:
+                return True
+            if node in seen or node not in self.definitions:
+                continue
+            seen.add(node)
+            pending.extend(self.definitions[node].requires)
+        return False
 
     def _parse(self, entry: ResourceEntry, canonical: str) -> Any:
         if canonical not in entry.fields:

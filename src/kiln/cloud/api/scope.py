@@ -33,6 +33,9 @@ class CloudScope:
 #: traced back to the resource that made it
 call_origin: ContextVar[str | None] = ContextVar("kiln_cloud_call_origin", default=None)
 
+#: the HTTP header that carries the origin to a cloud over its REST APIs
+ORIGIN_HEADER = "X-Kiln-Origin"
+
 
 @contextmanager
 def calling_for(origin: str | None) -> Iterator[None]:

@@ -22,6 +22,7 @@ from typing import Any
 from keystoneauth1 import exceptions as ksa_exc
 
 from kiln.cloud.api.errors import CloudError, Unavailable, error_for_status
+from kiln.cloud.api.scope import ORIGIN_HEADER, call_origin
 
 _IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE"})
 
@@ -158,8 +159,10 @@ class RestClient:
             kwargs["params"] = dict(params)
         if microversion:
             kwargs["microversion"] = microversion
-        if headers:
-            kwargs["headers"] = dict(headers)
+        origin = call_origin.get()
+        if headers or origin:
+            # the resource behind the call, for clouds that log it (the sandbox)
+            kwargs["headers"] = {**({ORIGIN_HEADER: origin} if origin else {}), **(headers or {})}
         try:
             with self._semaphore:
                 response = self.proxy.request(path, method, **kwargs)

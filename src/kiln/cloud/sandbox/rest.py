@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import falcon
 
 from kiln.cloud.api.errors import BadRequest, CloudError, Unauthorized
-from kiln.cloud.api.scope import CloudScope
+from kiln.cloud.api.scope import ORIGIN_HEADER, CloudScope, call_origin
 
 log = logging.getLogger(__name__)
 
@@ -141,12 +141,21 @@ class _Auth:
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         req.context.scope = None
+        # the resource an engine makes this call for, into the call log
+        req.context.origin_token = call_origin.set(req.get_header(ORIGIN_HEADER))
         if self.public(req.path):
             return
         token = req.get_header("X-Auth-Token")
         if not token:
             raise Unauthorized("The request you have made requires authentication.")
         req.context.scope = self.tokens.scope(token)
+
+    def process_response(
+        self, req: falcon.Request, resp: falcon.Response, resource: object, succeeded: bool
+    ) -> None:
+        token = getattr(req.context, "origin_token", None)
+        if token is not None:
+            call_origin.reset(token)
 
 
 def create_service_app(

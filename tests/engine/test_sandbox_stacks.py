@@ -144,3 +144,43 @@ def test_every_cloud_call_names_the_resource_that_made_it(h: Harness, cloud: San
     assert {f"{stack_id}/{name}" for name in ("net", "subnet", "port", "server")} <= origins
     creates = cloud.sim.call_log("compute", "create_server")
     assert [c.origin for c in creates] == [f"{stack_id}/server"]
+
+
+SERVER_ONLY = """
+heat_template_version: 2021-04-16
+resources:
+  server:
+    type: OS::Nova::Server
+    properties: {flavor: m1.tiny, image: cirros, networks: [{allocate_network: none}]}
+"""
+
+
+def test_a_failed_server_that_still_runs_is_kept_by_the_next_update(
+    h: Harness, cloud: SandboxCloud
+) -> None:
+    # the create reaches the cloud, then a poll fails for good: CREATE_FAILED, server fine
+    # (skip: the adapter's own read of the server it just made)
+    cloud.sim.add_fault(FaultRule(service="compute", operation="get_server", status=400, skip=1))
+    stack_id = h.create(SERVER_ONLY)
+    h.run()
+    assert state(h, stack_id)[:2] == ("CREATE", "FAILED")
+    (server,) = cloud.store.list("server")
+    h.update(stack_id, SERVER_ONLY)
+    h.run()
+    assert state(h, stack_id)[:2] == ("UPDATE", "COMPLETE")
+    assert [s["id"] for s in cloud.store.list("server")] == [server["id"]]  # not replaced
+
+
+def test_a_failed_server_in_error_is_replaced(h: Harness, cloud: SandboxCloud) -> None:
+    cloud.sim.add_fault(
+        FaultRule(service="compute", operation="create_server", final_state="ERROR")
+    )
+    stack_id = h.create(SERVER_ONLY)
+    h.run()
+    assert state(h, stack_id)[:2] == ("CREATE", "FAILED")
+    (broken,) = cloud.store.list("server")
+    h.update(stack_id, SERVER_ONLY)
+    h.run()
+    assert state(h, stack_id)[:2] == ("UPDATE", "COMPLETE")
+    ids = [s["id"] for s in cloud.store.list("server")]
+    assert broken["id"] not in ids and len(ids) == 1

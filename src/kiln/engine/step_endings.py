@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -169,6 +170,9 @@ class StepEndings(StepBase):
         resource_reason = reason
         stack_reason = f"Resource {action} failed: {reason}"
         change = ResourceChange(action=action, status="FAILED", status_reason=resource_reason)
+        if action == "CREATE" and ctx is not None and ctx.physical_id is not None:
+            # what exists in the cloud was made with these: the next update compares to them
+            change = replace(change, properties=dict(ctx.properties))
         events = [self._event(ld, row, action, "FAILED", resource_reason, ctx)]
         stack_events = [
             NewEvent(

@@ -88,6 +88,8 @@ def decide_resource_update(
         new_metadata,
         None if plugin.accepts_any_properties else plugin.properties_schema,
         needs_replace=resource.needs_replace,
+        # only a failed resource is asked (the answer may cost a cloud call)
+        replace_failed=resource.needs_replace_failed() if stored.status == "FAILED" else True,
         restricted=restricted,
         ignore_changes=plugin.ignores_changes,
     )
@@ -123,4 +125,6 @@ def _decide(
             )
     if changed or new_metadata != stored.metadata:
         return UpdateDecision("update", changed)
+    if stored.status == "FAILED":  # kept (not replaced): an update brings it back
+        return UpdateDecision("update", changed, reason=f"{stored.action}_FAILED, kept")
     return UpdateDecision("unchanged")

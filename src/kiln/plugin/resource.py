@@ -105,6 +105,15 @@ class Resource:
         """Replace even when every changed property is updatable."""
         return False
 
+    def needs_replace_failed(self) -> bool:
+        """A FAILED resource: replace it (True), or update it in place (False).
+
+        Asked only of a resource in a FAILED state. By default it is replaced; a type
+        whose cloud object can outlive a failed action (a server that reached ACTIVE)
+        looks it up and keeps it when it is usable.
+        """
+        return True
+
     # -- create -----------------------------------------------------------------
     def find_existing(self) -> str | None:
         """After a crash between request and record: the physical id, if it exists."""

@@ -71,6 +71,11 @@ class CinderVolume(Resource):
         except NotFound:
             return None
 
+    def needs_replace_failed(self) -> bool:
+        """Keep a failed volume that still exists and is not in an error state."""
+        volume = self._volume()
+        return volume is None or str(volume.status).startswith("error")
+
     def _create_body(self) -> dict[str, Any]:
         props = self.properties
         image = props.get("image") or props.get("imageRef")

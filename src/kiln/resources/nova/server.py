@@ -74,6 +74,16 @@ class Server(Resource):
                 return server.id
         return None
 
+    def needs_replace_failed(self) -> bool:
+        """Keep a failed server that still exists and is not in ERROR (Heat's rule)."""
+        if not self.ctx.physical_id:
+            return True
+        try:
+            server = compute(self.ctx).get_server(self.ctx.physical_id)
+        except NotFound:
+            return True
+        return server.status in ("ERROR", "DELETED", "SOFT_DELETED")
+
     def handle_create(self) -> Cookie:
         body, hints = create_request(self.ctx)
         created = compute(self.ctx).create_server(body, hints)

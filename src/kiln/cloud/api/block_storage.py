@@ -156,6 +156,35 @@ class Extension(Record):
         return str(self.raw["alias"])
 
 
+class VolumeActions:
+    """The volume action calls, as ``POST /volumes/{id}/action`` bodies; an adapter gives
+    ``_action`` (how one body reaches the cloud) and inherits the rest."""
+
+    def _action(self, volume_id: str, name: str, args: Mapping[str, Any]) -> None:
+        raise NotImplementedError
+
+    def extend_volume(self, volume_id: str, new_size: int) -> None:
+        self._action(volume_id, "os-extend", {"new_size": new_size})
+
+    def retype_volume(self, volume_id: str, new_type: str, migration_policy: str = "never") -> None:
+        args = {"new_type": new_type, "migration_policy": migration_policy}
+        self._action(volume_id, "os-retype", args)
+
+    def set_volume_readonly(self, volume_id: str, readonly: bool) -> None:
+        self._action(volume_id, "os-update_readonly_flag", {"readonly": readonly})
+
+    def set_volume_bootable(self, volume_id: str, bootable: bool) -> None:
+        self._action(volume_id, "os-set_bootable", {"bootable": bootable})
+
+    def reset_volume_status(
+        self, volume_id: str, status: str, attach_status: str | None = None
+    ) -> None:
+        args: dict[str, Any] = {"status": status}
+        if attach_status is not None:
+            args["attach_status"] = attach_status
+        self._action(volume_id, "os-reset_status", args)
+
+
 class BlockStorageApi(Protocol):
     """Cinder v3 as the plugins use it."""
 

@@ -20,6 +20,7 @@ from kiln.cloud.api.block_storage import (
     Extension,
     Snapshot,
     Volume,
+    VolumeActions,
     VolumeType,
 )
 from kiln.cloud.api.errors import MultipleMatches, NotFound
@@ -30,7 +31,7 @@ def _q(segment: str) -> str:
     return quote(segment, safe="")
 
 
-class OpenStackBlockStorage:
+class OpenStackBlockStorage(VolumeActions):
     """Cinder v3 through a :class:`RestClient` over ``conn.block_storage``."""
 
     def __init__(self, rest: RestClient) -> None:
@@ -108,27 +109,6 @@ class OpenStackBlockStorage:
     # -- actions ------------------------------------------------------------------------------
     def _action(self, volume_id: str, name: str, args: Mapping[str, Any]) -> None:
         self._post(f"/volumes/{_q(volume_id)}/action", {name: dict(args)})
-
-    def extend_volume(self, volume_id: str, new_size: int) -> None:
-        self._action(volume_id, "os-extend", {"new_size": new_size})
-
-    def retype_volume(self, volume_id: str, new_type: str, migration_policy: str = "never") -> None:
-        args = {"new_type": new_type, "migration_policy": migration_policy}
-        self._action(volume_id, "os-retype", args)
-
-    def set_volume_readonly(self, volume_id: str, readonly: bool) -> None:
-        self._action(volume_id, "os-update_readonly_flag", {"readonly": readonly})
-
-    def set_volume_bootable(self, volume_id: str, bootable: bool) -> None:
-        self._action(volume_id, "os-set_bootable", {"bootable": bootable})
-
-    def reset_volume_status(
-        self, volume_id: str, status: str, attach_status: str | None = None
-    ) -> None:
-        args: dict[str, Any] = {"status": status}
-        if attach_status is not None:
-            args["attach_status"] = attach_status
-        self._action(volume_id, "os-reset_status", args)
 
     # -- snapshots ------------------------------------------------------------------------------
     def create_snapshot(self, body: Mapping[str, Any]) -> Snapshot:

@@ -18,6 +18,7 @@ from kiln.cloud.api.block_storage import (
     Extension,
     Snapshot,
     Volume,
+    VolumeActions,
     VolumeType,
 )
 from kiln.cloud.api.errors import MultipleMatches, NotFound
@@ -44,7 +45,7 @@ def find_by_name_or_id(
     return matches[0]
 
 
-class BlockStorageAdapter:
+class BlockStorageAdapter(VolumeActions):
     """BlockStorageApi for one scope, in process."""
 
     def __init__(self, model: BlockStorageModel, scope: CloudScope) -> None:
@@ -93,27 +94,6 @@ class BlockStorageAdapter:
     # -- actions ------------------------------------------------------------------------------
     def _action(self, volume_id: str, name: str, args: Mapping[str, Any]) -> None:
         self.model.volume_action(self.scope, volume_id, {name: dict(args)})
-
-    def extend_volume(self, volume_id: str, new_size: int) -> None:
-        self._action(volume_id, "os-extend", {"new_size": new_size})
-
-    def retype_volume(self, volume_id: str, new_type: str, migration_policy: str = "never") -> None:
-        args = {"new_type": new_type, "migration_policy": migration_policy}
-        self._action(volume_id, "os-retype", args)
-
-    def set_volume_readonly(self, volume_id: str, readonly: bool) -> None:
-        self._action(volume_id, "os-update_readonly_flag", {"readonly": readonly})
-
-    def set_volume_bootable(self, volume_id: str, bootable: bool) -> None:
-        self._action(volume_id, "os-set_bootable", {"bootable": bootable})
-
-    def reset_volume_status(
-        self, volume_id: str, status: str, attach_status: str | None = None
-    ) -> None:
-        args: dict[str, Any] = {"status": status}
-        if attach_status is not None:
-            args["attach_status"] = attach_status
-        self._action(volume_id, "os-reset_status", args)
 
     # -- snapshots ------------------------------------------------------------------------------
     def create_snapshot(self, body: Mapping[str, Any]) -> Snapshot:

@@ -75,6 +75,29 @@ class OctaviaBase:
         """The simulator's bookkeeping (log, latency, call faults) for one operation."""
         self.sim.enter(scope, SERVICE, operation, target)
 
+    # -- the plain operations every kind has ------------------------------------------
+    def fetch(self, scope: CloudScope, operation: str, kind: str, object_id: str) -> Document:
+        """``get_<kind>``: one visible document."""
+        self.enter(scope, operation, object_id)
+        with self.store.lock:
+            return self.lookup(scope, kind, object_id)
+
+    def fetch_all(
+        self, scope: CloudScope, operation: str, kind: str, filters: Mapping[str, Any]
+    ) -> list[Document]:
+        """``list_<kinds>``: the visible documents matching ``filters``."""
+        self.enter(scope, operation)
+        with self.store.lock:
+            return self.select(scope, kind, filters)
+
+    def remove(self, scope: CloudScope, operation: str, kind: str, object_id: str) -> None:
+        """``delete_<kind>`` of a child with nothing of its own to take along."""
+        self.enter(scope, operation, object_id)
+        with self.store.lock:
+            document = self.lookup(scope, kind, object_id)
+            self.check_mutable(self.root(kind, document))
+            self.begin(scope, operation, kind, document, "delete")
+
     def settle(self) -> None:
         """Apply every due transition of the service (see the module docstring)."""
         for kind in KINDS:

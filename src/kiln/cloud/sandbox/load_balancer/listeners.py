@@ -117,14 +117,10 @@ class ListenerOps(OctaviaBase):
             return document
 
     def get_listener(self, scope: CloudScope, listener_id: str) -> Document:
-        self.enter(scope, "get_listener", listener_id)
-        with self.store.lock:
-            return self.lookup(scope, "listener", listener_id)
+        return self.fetch(scope, "get_listener", "listener", listener_id)
 
     def list_listeners(self, scope: CloudScope, **filters: Any) -> list[Document]:
-        self.enter(scope, "list_listeners")
-        with self.store.lock:
-            return self.select(scope, "listener", filters)
+        return self.fetch_all(scope, "list_listeners", "listener", filters)
 
     def update_listener(
         self, scope: CloudScope, listener_id: str, body: Mapping[str, Any]
@@ -151,11 +147,7 @@ class ListenerOps(OctaviaBase):
             return document
 
     def delete_listener(self, scope: CloudScope, listener_id: str) -> None:
-        self.enter(scope, "delete_listener", listener_id)
-        with self.store.lock:
-            document = self.lookup(scope, "listener", listener_id)
-            self.check_mutable(self.root("listener", document))
-            self.begin(scope, "delete_listener", "listener", document, "delete")
+        self.remove(scope, "delete_listener", "listener", listener_id)
 
     # -- helpers --------------------------------------------------------------------------
     @staticmethod

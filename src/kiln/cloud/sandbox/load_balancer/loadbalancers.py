@@ -94,14 +94,10 @@ class LoadBalancerOps(CatalogOps):
             return document
 
     def get_load_balancer(self, scope: CloudScope, lb_id: str) -> Document:
-        self.enter(scope, "get_load_balancer", lb_id)
-        with self.store.lock:
-            return self.lookup(scope, "loadbalancer", lb_id)
+        return self.fetch(scope, "get_load_balancer", "loadbalancer", lb_id)
 
     def list_load_balancers(self, scope: CloudScope, **filters: Any) -> list[Document]:
-        self.enter(scope, "list_load_balancers")
-        with self.store.lock:
-            return self.select(scope, "loadbalancer", filters)
+        return self.fetch_all(scope, "list_load_balancers", "loadbalancer", filters)
 
     def update_load_balancer(
         self, scope: CloudScope, lb_id: str, body: Mapping[str, Any]

@@ -98,9 +98,7 @@ class HealthMonitorOps(OctaviaBase):
             return document
 
     def get_health_monitor(self, scope: CloudScope, hm_id: str) -> Document:
-        self.enter(scope, "get_health_monitor", hm_id)
-        with self.store.lock:
-            return self.lookup(scope, "healthmonitor", hm_id)
+        return self.fetch(scope, "get_health_monitor", "healthmonitor", hm_id)
 
     def list_health_monitors(self, scope: CloudScope, **filters: Any) -> list[Document]:
         self.enter(scope, "list_health_monitors")
@@ -128,11 +126,7 @@ class HealthMonitorOps(OctaviaBase):
             return document
 
     def delete_health_monitor(self, scope: CloudScope, hm_id: str) -> None:
-        self.enter(scope, "delete_health_monitor", hm_id)
-        with self.store.lock:
-            document = self.lookup(scope, "healthmonitor", hm_id)
-            self.check_mutable(self.root("healthmonitor", document))
-            self.begin(scope, "delete_health_monitor", "healthmonitor", document, "delete")
+        self.remove(scope, "delete_health_monitor", "healthmonitor", hm_id)
 
     # -- helpers --------------------------------------------------------------------------
     @staticmethod

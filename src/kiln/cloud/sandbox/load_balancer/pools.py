@@ -119,14 +119,10 @@ class PoolOps(OctaviaBase):
             return document
 
     def get_pool(self, scope: CloudScope, pool_id: str) -> Document:
-        self.enter(scope, "get_pool", pool_id)
-        with self.store.lock:
-            return self.lookup(scope, "pool", pool_id)
+        return self.fetch(scope, "get_pool", "pool", pool_id)
 
     def list_pools(self, scope: CloudScope, **filters: Any) -> list[Document]:
-        self.enter(scope, "list_pools")
-        with self.store.lock:
-            return self.select(scope, "pool", filters)
+        return self.fetch_all(scope, "list_pools", "pool", filters)
 
     def update_pool(self, scope: CloudScope, pool_id: str, body: Mapping[str, Any]) -> Document:
         self.enter(scope, "update_pool", pool_id)

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from kiln.cloud.api.errors import CloudError, MultipleMatches, NotFound
+from kiln.cloud.api.errors import MultipleMatches, NotFound
 from kiln.engine.resource_context import ScopedCloud
 from kiln.schema.custom import CustomConstraints
 
@@ -67,8 +67,8 @@ def _checker(service: str, method: str, what: str) -> Any:
             return f"Multiple {what} resources were found with name ({value})."
         except NotFound:
             return f"The {what} ({value}) could not be found."
-        except CloudError:  # the cloud could not answer now: the plugin will find out
-            return None
+        except Exception:  # the cloud could not answer (an error, an auth failure): the
+            return None  # plugin will find out, with the cloud's own message
         return None
 
     return check

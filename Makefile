@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench venv clean
+.PHONY: run test lint bench venv clean config-sample check-config-sample
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,29 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	@$(MAKE) --no-print-directory check-config-sample
+
+# etc/kiln/kiln.conf.sample, written by oslo-config-generator from the options Kiln
+# declares (kiln.cli.config:list_opts) and those of the libraries it configures.
+# The generator finds them through stevedore, whose entry-point cache
+# (~/.cache/python-entrypoints) can outlive a reinstall: each run gets a fresh one.
+CONFIG_SAMPLE := etc/kiln/kiln.conf.sample
+GENERATE_CONFIG := $(BIN)/oslo-config-generator --config-file etc/kiln/kiln-config-generator.conf
+
+config-sample: $(STAMP)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	  XDG_CACHE_HOME="$$tmp" $(GENERATE_CONFIG) --output-file $(CONFIG_SAMPLE) 2>"$$tmp/log" || \
+	  { cat "$$tmp/log" >&2; exit 1; }
+	@echo "wrote $(CONFIG_SAMPLE)"
+
+check-config-sample: $(STAMP)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	  { XDG_CACHE_HOME="$$tmp" $(GENERATE_CONFIG) --output-file "$$tmp/sample" 2>"$$tmp/log" || \
+	    { cat "$$tmp/log" >&2; exit 1; }; } && \
+	  { cmp -s "$$tmp/sample" $(CONFIG_SAMPLE) || \
+	    { diff -u $(CONFIG_SAMPLE) "$$tmp/sample" | head -40 >&2; \
+	      grep -h "Could not load" "$$tmp/log" >&2; \
+	      echo "$(CONFIG_SAMPLE) is stale: run make config-sample" >&2; exit 1; }; }
 
 test: lint
 	$(BIN)/pytest

@@ -47,6 +47,22 @@ def test_heartbeat_renews_only_its_claimed_leases(db: Engine, now: datetime) -> 
         assert get_task(conn, traversal_id, c.node_key).lease_expires_at is None
 
 
+def test_heartbeat_renews_only_the_tasks_it_holds(db: Engine, now: datetime) -> None:
+    """A claim whose commit the engine never saw leaves tasks it does not run: those
+    must expire (and be swept back), not be renewed for ever."""
+    _, traversal_id = make_traversal(db, now, ["a", "b"])
+    with write(db) as conn:
+        register_engine(conn, "e1", host="h", pid=1, now=now)
+        a, b = claim_tasks(conn, "e1", now=now, lease=LEASE, limit=2)
+    later = now + timedelta(seconds=10)
+    with write(db) as conn:
+        held = {(traversal_id, a.node_key)}
+        assert heartbeat(conn, "e1", now=later, lease=LEASE, held=held) == 1
+        assert get_task(conn, traversal_id, a.node_key).lease_expires_at == later + LEASE
+        assert get_task(conn, traversal_id, b.node_key).lease_expires_at == now + LEASE
+        assert heartbeat(conn, "e1", now=later, lease=LEASE, held=set()) == 0
+
+
 def test_reap_silent_engines(db: Engine, now: datetime) -> None:
     with write(db) as conn:
         register_engine(conn, "old", host="h", pid=1, now=now)

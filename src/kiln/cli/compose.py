@@ -39,8 +39,16 @@ class EngineParts:
     handlers: dict[type, Callable[[Any], Any]] = field(default_factory=dict)
     runtime: EngineRuntime | None = None
 
-    def start(self, threads: int = 4) -> EngineRuntime:
-        self.runtime = EngineRuntime(self.deps, threads=threads, notifier=self.notifier)
+    def start(
+        self, threads: int = 4, *, heartbeat_interval: float = 5.0, idle_poll: float = 1.0
+    ) -> EngineRuntime:
+        self.runtime = EngineRuntime(
+            self.deps,
+            threads=threads,
+            notifier=self.notifier,
+            heartbeat_interval=heartbeat_interval,
+            idle_poll=idle_poll,
+        )
         self.runtime.start()
         return self.runtime
 
@@ -72,7 +80,10 @@ def build_engine(
     max_events_per_stack: int = 1000,
     max_concurrent_tasks_per_stack: int = 64,
     cloud: CloudConnector | None = None,
+    **settings: Any,
 ) -> EngineParts:
+    """``settings``: further ``EngineDeps`` fields (``lease``, ``limits``,
+    ``default_timeout_mins``)."""
     registry = registry or PluginRegistry.discover()
     notifier = Notifier()
     deps = EngineDeps(
@@ -86,6 +97,7 @@ def build_engine(
         max_concurrent_tasks_per_stack=max_concurrent_tasks_per_stack,
         wake=notifier.notify,
         cloud=cloud,
+        **settings,
     )
     deps.clients = {"software_config": StoredConfigs(db), **deps.clients}
     service = StackService(deps, wake=notifier.notify)

@@ -9,6 +9,7 @@ Imports: stdlib, SQLAlchemy and ``kiln.db``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -42,19 +43,33 @@ def register_engine(
     )
 
 
-def heartbeat(conn: Connection, engine_id: str, *, now: datetime, lease: timedelta) -> int:
+def heartbeat(
+    conn: Connection,
+    engine_id: str,
+    *,
+    now: datetime,
+    lease: timedelta,
+    held: Collection[tuple[str, str]] | None = None,
+) -> int:
     """Record that the engine is alive and renew its CLAIMED tasks' leases to ``now + lease``.
+
+    ``held`` (traversal id, node key) limits the renewal to the tasks the engine is
+    working on: a claim whose commit was lost with its connection did reach the
+    database, but the engine never got those tasks, and renewing them would keep
+    them from every engine for ever; unrenewed, they expire and are swept back.
+    None renews every task the engine has claimed.
 
     Returns how many leases were renewed; NotFound if the engine was reaped. Writes.
     """
     seen = conn.execute(sa.update(EN).where(EN.c.id == engine_id).values(heartbeat_at=now))
     if seen.rowcount != 1:
         raise NotFound("Engine", engine_id)
-    renewed = conn.execute(
-        sa.update(N)
-        .where(N.c.lease_owner == engine_id, N.c.state == "CLAIMED")
-        .values(lease_expires_at=now + lease)
-    )
+    mine = sa.and_(N.c.lease_owner == engine_id, N.c.state == "CLAIMED")
+    if held is not None:
+        if not held:
+            return 0
+        mine = sa.and_(mine, sa.tuple_(N.c.traversal_id, N.c.node_key).in_(sorted(held)))
+    renewed = conn.execute(sa.update(N).where(mine).values(lease_expires_at=now + lease))
     return int(renewed.rowcount)
 
 

@@ -190,6 +190,37 @@ def get_stack(conn: Connection, stack_id: str, *, show_deleted: bool = True) -> 
     return from_row(Stack, row)
 
 
+def lock_stack(conn: Connection, stack_id: str) -> Stack:
+    """The live stack, its row locked until the transaction ends. Writes.
+
+    Taken first by whoever plans a traversal of the stack (update, delete,
+    rollback): under READ COMMITTED the resource rows it then reads include every
+    row a step added before (steps take ``current_traversal_for_rows``), and no
+    step adds one until the plan is committed. SQLite serialises writers anyway.
+    """
+    query = sa.select(S).where(S.c.id == stack_id, S.c.deleted_at.is_(None))
+    if conn.dialect.name != "sqlite":
+        query = query.with_for_update()
+    row = conn.execute(query).first()
+    if row is None:
+        raise NotFound("Stack", stack_id)
+    return from_row(Stack, row)
+
+
+def current_traversal_for_rows(conn: Connection, stack_id: str) -> str | None:
+    """The stack's current traversal, read under a shared lock on its row. Writes.
+
+    A step that adds a resource row takes it and adds the row only for the
+    current traversal: a traversal being planned (``lock_stack``) then either
+    sees the row or supersedes the step before it is added.
+    """
+    query = sa.select(S.c.current_traversal_id).where(S.c.id == stack_id)
+    if conn.dialect.name != "sqlite":
+        query = query.with_for_update(read=True)
+    found: str | None = conn.execute(query).scalar()
+    return found
+
+
 def get_stack_by_name(conn: Connection, project_id: str, name: str) -> Stack:
     """The live stack of the project with that name; NotFound otherwise."""
     row = conn.execute(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from kiln.db import engine as dbe
 from kiln.db import resources as rdb
 from kiln.db import stacks as sdb
-from kiln.db.errors import NotFound
+from kiln.db.errors import NotFound, StackExists
 from kiln.engine.plan import current_rows
 from kiln.engine.resource_context import EngineResourceContext
 from kiln.plugin.names import short_id
@@ -96,7 +96,26 @@ class EngineNestedStacks:
         link = ParentLink(
             self.parent.id, self.parent.root_id, self.parent.nested_depth + 1, self.resource_name
         )
-        return self.service.create_stack(self._caller(), request, parent=link)
+        try:
+            return self.service.create_stack(self._caller(), request, parent=link)
+        except StackExists:
+            # Made already: by this very step, whose commit was lost with its database
+            # connection (the step is run again), or by an engine that died after it.
+            existing = self._own_child(name)
+            if existing is None:
+                raise
+            return existing
+
+    def _own_child(self, name: str) -> str | None:
+        """The live child stack ``name`` of this resource, if there is one."""
+        with dbe.read(self.service.deps.db) as conn:
+            try:
+                child = sdb.get_stack_by_name(conn, self.parent.project_id, name)
+            except NotFound:
+                return None
+        if child.owner_id != self.parent.id or child.parent_resource != self.resource_name:
+            return None
+        return child.id
 
     def update(
         self,

@@ -44,6 +44,9 @@ def roll_back(service: StackService, traversal_id: str) -> bool:
         return False
     now = deps.clock.now()
     with dbe.write(deps.db) as conn:
+        locked = sdb.lock_stack(conn, stack.id)  # see update_stack
+        if locked.version != stack.version or locked.current_traversal_id != traversal.id:
+            return False  # another action started meanwhile: it decides
         if traversal.action == "CREATE":
             target_id = tdb.store_raw_template(conn, EMPTY_TEMPLATE, {}, {}, now=now)
         else:

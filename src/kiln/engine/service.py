@@ -28,6 +28,7 @@ from kiln.db import resources as rdb
 from kiln.db import stacks as sdb
 from kiln.db import templates as tdb
 from kiln.db import traversals as trdb
+from kiln.db.errors import ConcurrentUpdate
 from kiln.db.stacks import StackStatus
 from kiln.engine.cloud_constraints import validating_with
 from kiln.engine.compiled import RowState
@@ -48,6 +49,10 @@ from kiln.template.parameters import check_immutable
 from kiln.template.stack import StackDefinition, StackIdentity
 
 log = logging.getLogger(__name__)
+
+
+#: an update validated while another was committed validates again, this many times in all
+UPDATE_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,7 @@ class StackService(StackOperations):
                 types=self.deps.registry,
                 custom=self.deps.custom,
                 check_values=True,
+                limits=self.deps.limits,
             )
         raise_all(definition.errors)
         if caller is not None and caller.denied_resource_types:
@@ -138,6 +144,7 @@ class StackService(StackOperations):
         return definition
 
     def _deadline(self, timeout_mins: int | None) -> Any:
+        timeout_mins = timeout_mins or self.deps.default_timeout_mins
         if not timeout_mins:
             return None
         return self.deps.clock.now() + timedelta(minutes=timeout_mins)
@@ -256,7 +263,19 @@ class StackService(StackOperations):
         A PATCH (``existing``) starts from the stored template, environment and
         files, loads what the request gives on top, and drops
         ``clear_parameters`` (reference 6.4). Immutable parameters may not change.
+        Two updates racing on one stack are both accepted, one after the other:
+        the later one (the one whose plan is committed last) supersedes the other.
         """
+        for _attempt in range(UPDATE_ATTEMPTS - 1):
+            if self._try_update(caller, stack_id, request, action):
+                return
+        if not self._try_update(caller, stack_id, request, action):
+            raise ConcurrentUpdate("Stack", stack_id)
+
+    def _try_update(
+        self, caller: Caller, stack_id: str, request: StackRequest, action: str
+    ) -> bool:
+        """One attempt of ``update_stack``; False when the stack changed while it validated."""
         with dbe.read(self.deps.db) as conn:
             stack = sdb.get_stack(conn, stack_id, show_deleted=False)
             old = self.runner.compiled_for(conn, stack, stack.raw_template_id).definition
@@ -278,8 +297,11 @@ class StackService(StackOperations):
         )
         now = self.deps.clock.now()
         with dbe.write(self.deps.db) as conn:
-            # The rows as they are now, not before validation: engines may have
-            # added rows (replacements) meanwhile, which the plan must clean up.
+            # The stack row is locked first (sdb.lock_stack), so the rows read next are
+            # all there are: engines may have added rows (replacements) while this
+            # request validated, which the plan must clean up.
+            if sdb.lock_stack(conn, stack_id).version != stack.version:
+                return False  # another update came first: validate against it
             stored = rdb.list_resources(conn, stack_id)
             plan = build_plan(
                 self._plan_input(stack.id, stack.root_id, definition, "", stored), CONVERGE_STEPS
@@ -315,6 +337,7 @@ class StackService(StackOperations):
                 not request.disable_rollback,
             )
         self.wake()
+        return True
 
     # -- delete -------------------------------------------------------------------------------
     def delete_stack(self, caller: Caller, stack_id: str) -> None:
@@ -323,7 +346,8 @@ class StackService(StackOperations):
             stack = sdb.get_stack(conn, stack_id, show_deleted=False)
         now = self.deps.clock.now()
         with dbe.write(self.deps.db) as conn:
-            stored = rdb.list_resources(conn, stack_id)  # as they are now (see update_stack)
+            stack = sdb.lock_stack(conn, stack_id)  # the newest action's state (see update_stack)
+            stored = rdb.list_resources(conn, stack_id)
             given = PlanInput(
                 stack.id, stack.root_id, stack.raw_template_id, {}, {}, stored, self.deps.new_id
             )

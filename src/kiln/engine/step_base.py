@@ -48,7 +48,7 @@ from kiln.schema.custom import CustomConstraints
 from kiln.schema.properties import coerce_properties
 from kiln.template.functions.base import resolve_top
 from kiln.template.provider import ProviderResource, nested_parameters
-from kiln.template.stack import StackIdentity
+from kiln.template.stack import Limits, StackIdentity
 from kiln.template.stack_resources import BuiltinResource
 
 log = logging.getLogger(__name__)
@@ -93,6 +93,11 @@ class EngineDeps:
     wake: Callable[[], None] = field(default=lambda: None)
     #: the cloud plugins act on (kiln.cloud.api.clients.CloudConnector); None: no cloud
     cloud: CloudConnector | None = None
+    #: Heat's max_resources_per_stack, max_nested_stack_depth and max_template_size,
+    #: checked when a stack's template is validated
+    limits: Limits = field(default_factory=Limits)
+    #: Heat's stack_action_timeout in minutes, for stacks that set no timeout (None: none)
+    default_timeout_mins: int | None = None
 
     def scoped_cloud(self, owner: Any) -> ScopedCloud | None:
         """The cloud clients acting for ``owner``: a stack row (its project, owner and the

@@ -10,6 +10,8 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import exc as sa_exc
+
 from kiln.cloud.api.errors import CloudError, Conflict, Unavailable
 from kiln.db import engine as dbe
 from kiln.db import events as evdb
@@ -66,7 +68,16 @@ def is_transient_for(err: BaseException, action: str) -> bool:
     """
     if isinstance(err, Unavailable) or (isinstance(err, CloudError) and err.http_status == 429):
         return True
+    if is_database_outage(err):  # a plugin's own database work (a nested stack's rows)
+        return True
     return isinstance(err, Conflict) and action == "DELETE"
+
+
+def is_database_outage(err: BaseException) -> bool:
+    """The database went away (connection cut, server restarting): the pool reconnects."""
+    if isinstance(err, sa_exc.DBAPIError) and err.connection_invalidated:
+        return True
+    return isinstance(err, sa_exc.OperationalError | sa_exc.InterfaceError)
 
 
 def _child_done(conn: Any, stack_id: str | None, action: str) -> bool:
@@ -296,8 +307,12 @@ class StepEndings(StepBase):
                 raw_template_id=traversal.raw_template_id,
             )
             with dbe.write(self.deps.db) as conn:
-                rdb.create_resource(conn, new, now=now)
-                set_result_resource(conn, task.lease, resource_id=new.id, now=now)
+                current = sdb.current_traversal_for_rows(conn, stack.id) == task.traversal_id
+                if current:
+                    rdb.create_resource(conn, new, now=now)
+                    set_result_resource(conn, task.lease, resource_id=new.id, now=now)
+            if not current:  # superseded while we looked (see sdb.lock_stack)
+                return self._abandon(task)
             return self._run(_with_result(task, new.id))
         self._fault(BEFORE_OUTCOME, task)
         with dbe.write(self.deps.db) as conn:

@@ -41,6 +41,7 @@ from kiln.cloud.api.scope import calling_for
 from kiln.core.errors import KilnError
 from kiln.db import engine as dbe
 from kiln.db import resources as rdb
+from kiln.db import stacks as sdb
 from kiln.db.completion import complete_task
 from kiln.db.errors import FencedOut
 from kiln.db.events import NewEvent, add_events
@@ -365,16 +366,21 @@ class StepRunner(CleanupSteps):
         cookie = {**_intent("CREATE", props, metadata), "replaces": old.id}
         mine = ld.owned or old.owner_traversal_id == ld.task.traversal_id
         with dbe.write(self.deps.db) as conn:
-            created = rdb.create_resource(conn, new, now=now)
-            set_result_resource(conn, ld.task.lease, resource_id=created.id, now=now)
+            current = sdb.current_traversal_for_rows(conn, old.stack_id) == ld.task.traversal_id
             if mine:  # the old row is not being acted on any more
                 rdb.release_resource(conn, old.id, traversal_id=ld.task.traversal_id, now=now)
-            ld.row, ld.owned = created, False
-            if _can_find_existing(plugin_cls):
-                # Record the intent before the create, as for any create that a
-                # resumed step must look up instead of repeating.
-                ld.own(conn, now)
-                record_progress(conn, ld.task.lease, now=now, phase=REQUESTED, cookie=cookie)
+            if current:
+                created = rdb.create_resource(conn, new, now=now)
+                set_result_resource(conn, ld.task.lease, resource_id=created.id, now=now)
+                ld.row, ld.owned = created, False
+                if _can_find_existing(plugin_cls):
+                    # Record the intent before the create, as for any create that a
+                    # resumed step must look up instead of repeating.
+                    ld.own(conn, now)
+                    record_progress(conn, ld.task.lease, now=now, phase=REQUESTED, cookie=cookie)
+        if not current:
+            # A newer traversal was planned meanwhile, without this row: it decides.
+            return self._abandon(ld.task)
         ld.task = _with_result(ld.task, created.id)
         ctx = self._context(ld, created, plugin_cls, "CREATE", props, metadata)
         plugin = plugin_cls(ctx)

@@ -16,7 +16,7 @@ import queue
 import socket
 import threading
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from kiln.core.clock import VirtualClock
 from kiln.db import engine as dbe
@@ -24,19 +24,34 @@ from kiln.db import engines as edb
 from kiln.db import repair
 from kiln.db import tasks as tdb
 from kiln.db import traversals as trdb
+from kiln.db.errors import FencedOut, NotFound
 from kiln.db.stacks import StackStatus, update_stack_status
 from kiln.engine.steps import EngineDeps, StepRunner
 
 log = logging.getLogger(__name__)
 
+#: how long a task whose step raised waits before it is run again
+HAND_BACK_DELAY = timedelta(seconds=2)
+
 
 class Notifier:
-    """In-process wake-ups: a condition workers wait on."""
+    """In-process wake-ups: a condition workers wait on.
+
+    ``forward`` (set by a scaled-out engine) also tells the other engines, e.g. with
+    ``kiln.rpc.wakeup.WakeupNotifier.notify``; a wake-up that came from them is
+    taken with ``notify_local``, so it is not sent around again.
+    """
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self.forward: Callable[[], None] | None = None
 
     def notify(self) -> None:
+        self._event.set()
+        if self.forward is not None:
+            self.forward()
+
+    def notify_local(self) -> None:
         self._event.set()
 
     def wait(self, timeout: float) -> None:
@@ -181,6 +196,10 @@ class EngineRuntime:
         self._room = threading.Condition()
         self._free = threads  # workers not running a step
         self._queued = 0  # claimed tasks not started yet
+        self._unreleased: list[tdb.NodeTask] = []  # failed steps' tasks not handed back yet
+        #: (traversal id, node key) of the tasks claimed and not finished: the leases the
+        #: heartbeat renews
+        self._held: set[tuple[str, str]] = set()
 
     def start(self) -> None:
         with dbe.write(self.deps.db) as conn:
@@ -216,6 +235,7 @@ class EngineRuntime:
             if tasks:
                 with self._room:
                     self._queued += len(tasks)
+                    self._held.update((t.traversal_id, t.node_key) for t in tasks)
                 for task in tasks:
                     self._queue.put(task)
                 continue
@@ -231,15 +251,41 @@ class EngineRuntime:
                 self._free -= 1
             try:
                 ready = runner.run(task)
-            except Exception:  # a bug in one step must not kill the worker
-                log.exception("engine step failed")
+            except Exception:  # a bug, or the database cut in mid-step: not the worker's end
+                log.exception("engine step failed; its task goes back to the queue")
+                self._hand_back(task)
                 ready = []
             finally:
                 with self._room:
                     self._free += 1
+                    self._held.discard((task.traversal_id, task.node_key))
                     self._room.notify()
             if ready:  # successors are due now: claim them at once
                 self.notifier.notify()
+
+    def _hand_back(self, task: tdb.NodeTask) -> None:
+        """Give a task whose step raised back to the queue, to run again from its stored
+        phase as after a crash. The heartbeat renews every lease this engine holds, so a
+        task not handed back would stay claimed for ever: while the database is away,
+        the heartbeat thread tries again."""
+        now = self.deps.clock.now()
+        try:
+            with dbe.write(self.deps.db) as conn:
+                tdb.requeue_task(
+                    conn, task.lease, now=now, not_before=now + HAND_BACK_DELAY, retry=True
+                )
+        except FencedOut:
+            return  # someone else has it now
+        except Exception:
+            log.warning("could not hand task %s back yet", task.node_key, exc_info=True)
+            with self._room:
+                self._unreleased.append(task)
+
+    def _hand_back_unreleased(self) -> None:
+        with self._room:
+            pending, self._unreleased = self._unreleased, []
+        for task in pending:
+            self._hand_back(task)
 
     def _idle_wait(self, worker: Worker) -> float:
         """Sleep until the next poll is due, at most ``idle_poll`` (the bus is only a hint)."""
@@ -256,13 +302,29 @@ class EngineRuntime:
     def _heartbeat(self) -> None:
         while not self._stop.wait(self.heartbeat_interval):
             try:
-                with dbe.write(self.deps.db) as conn:
-                    edb.heartbeat(
-                        conn, self.deps.engine_id, now=self.deps.clock.now(), lease=self.deps.lease
-                    )
+                self._hand_back_unreleased()
+                self._beat()
                 sweep_once(self.deps)
-            except Exception:
+            except Exception:  # the database may be away for a moment: beat again later
                 log.exception("heartbeat or sweep failed")
+
+    def _beat(self) -> None:
+        now = self.deps.clock.now()
+        try:
+            with dbe.write(self.deps.db) as conn:
+                with self._room:
+                    held = set(self._held)
+                    held.update((t.traversal_id, t.node_key) for t in self._unreleased)
+                edb.heartbeat(conn, self.deps.engine_id, now=now, lease=self.deps.lease, held=held)
+        except NotFound:
+            # An operator removed this engine's row (kiln manage service clean) while it
+            # was away: its leases may have been taken over, which fencing handles; it
+            # only needs to be listed again.
+            log.warning("engine %s was not registered; registering again", self.deps.engine_id)
+            with dbe.write(self.deps.db) as conn:
+                edb.register_engine(
+                    conn, self.deps.engine_id, host=socket.gethostname(), pid=os.getpid(), now=now
+                )
 
     def wake(self) -> None:
         self.notifier.notify()

@@ -43,19 +43,50 @@ DEFAULT_OPTS = [
     cfg.StrOpt("transport_url", help="The message bus the engines listen on."),
     cfg.IntOpt("rpc_response_timeout", default=60, help="Seconds to wait for an engine."),
     cfg.BoolOpt("debug", default=False, help="Tracebacks in 500 error bodies."),
-    cfg.IntOpt("max_json_body_size", default=1_048_576),
-    cfg.IntOpt("max_template_size", default=524_288),
-    cfg.IntOpt("max_stacks_per_tenant", default=512),
-    cfg.IntOpt("max_nested_stack_depth", default=5),
-    cfg.BoolOpt("enable_stack_abandon", default=False),
-    cfg.BoolOpt("enable_stack_adopt", default=False),
-    cfg.ListOpt("hidden_stack_tags", default=[]),
+    cfg.IntOpt(
+        "max_json_body_size", default=1_048_576, help="Largest request body accepted, in bytes."
+    ),
+    cfg.IntOpt("max_template_size", default=524_288, help="Largest template accepted, in bytes."),
+    cfg.IntOpt(
+        "max_stacks_per_tenant",
+        default=512,
+        help="Top-level stacks one project may have (-1: unlimited; admins are exempt).",
+    ),
+    cfg.IntOpt("max_nested_stack_depth", default=5, help="How deep stacks may nest."),
+    cfg.BoolOpt("enable_stack_abandon", default=False, help="Allow abandoning stacks."),
+    cfg.BoolOpt("enable_stack_adopt", default=False, help="Allow adopting stacks."),
+    cfg.ListOpt(
+        "hidden_stack_tags",
+        default=[],
+        help="Stacks with any of these tags are hidden from listings unless asked for.",
+    ),
 ]
-GROUP_OPTS = {
-    "revision": [cfg.StrOpt("heat_revision", default="unknown")],
+#: the engines' topic: one deployment's API and engines must agree on it (and two
+#: deployments sharing a broker must not)
+ENGINE_TOPIC_OPT = cfg.StrOpt(
+    "topic",
+    default="kiln-engine",
+    help="oslo.messaging topic the engines serve calls on; wake-ups go on <topic>-wakeup.",
+)
+GROUP_OPTS: dict[str, list[cfg.Opt]] = {
+    "engine": [ENGINE_TOPIC_OPT],
+    "revision": [
+        cfg.StrOpt("heat_revision", default="unknown", help="Build revision the API reports.")
+    ],
     "paste_deploy": [cfg.StrOpt("flavor", help='"noauth": no Keystone (development only).')],
-    "oslo_middleware": [cfg.BoolOpt("enable_proxy_headers_parsing", default=False)],
-    "healthcheck": [cfg.StrOpt("disable_by_file_path")],
+    "oslo_middleware": [
+        cfg.BoolOpt(
+            "enable_proxy_headers_parsing",
+            default=False,
+            help="Trust X-Forwarded-* headers (only behind a proxy that sets them).",
+        )
+    ],
+    "healthcheck": [
+        cfg.StrOpt(
+            "disable_by_file_path",
+            help="While this file exists, /healthcheck answers 503 (take the node out).",
+        )
+    ],
 }
 
 
@@ -111,7 +142,9 @@ def engine_transport(conf: cfg.ConfigOpts) -> Transport:
 
     if not conf.transport_url:
         raise RuntimeError("[DEFAULT] transport_url is not set: the API cannot reach an engine")
-    return EngineClient(conf.transport_url, timeout=conf.rpc_response_timeout)
+    return EngineClient(
+        conf.transport_url, topic=conf.engine.topic, timeout=conf.rpc_response_timeout
+    )
 
 
 class LazyApplication:

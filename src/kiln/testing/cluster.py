@@ -208,7 +208,7 @@ class Cluster:
             "project_name": "admin",
         }
         sections: dict[str, dict[str, Any]] = {
-            "DEFAULT": {"transport_url": self.transport_url, "rpc_response_timeout": 60},
+            "DEFAULT": {"transport_url": self.transport_url, "rpc_response_timeout": 15},
             "database": {"connection": self.database_url},
             "keystone_authtoken": {
                 "www_authenticate_uri": identity,

@@ -6,9 +6,11 @@ which is released), each successor's ``pending_deps - 1`` in sorted node_key
 order (so concurrent completions lock rows in one order and cannot deadlock),
 flipping to READY at 0, ``traversal.remaining_nodes - 1`` (COMPLETE at 0 if
 still RUNNING), the stack's status when the traversal completed here and is
-still current (CAS on ``current_traversal_id``), and last the events (an event
-insert share-locks the stack row on MariaDB; taking it last keeps the stack
-update from deadlocking with it). The counters flip their state in the same
+still current (CAS on ``current_traversal_id``). The events go before the
+traversal's counter on PostgreSQL and SQLite, so that hot row is locked for as
+short a time as possible (every completion of the traversal waits for it), and
+last on MariaDB (an event insert share-locks the stack row there; taking it last
+keeps the stack update from deadlocking with it). The counters flip their state in the same
 UPDATE with CASE; PostgreSQL and SQLite read the result with RETURNING,
 MariaDB reads the rows back in the same transaction. SET clauses are ordered
 so that MariaDB's left-to-right assignment sees the old values too.
@@ -28,7 +30,7 @@ from sqlalchemy.engine import Connection
 
 from kiln.core.errors import InternalError
 from kiln.db import tables
-from kiln.db.common import KEEP, Keep, changes, param, set_params
+from kiln.db.common import KEEP, Keep, changes, is_mysql, param, set_params
 from kiln.db.events import NewEvent, add_events
 from kiln.db.resources import ResourceChange, update_resource_cas, write_owned_resource
 from kiln.db.stacks import StackStatus, update_stack_status
@@ -228,6 +230,11 @@ def complete_task(
             .all()
         )
     ready = _decrement_successors(conn, lease.traversal_id, sorted(set(successors)), now)
+    events_last = is_mysql(conn)
+    if not events_last:
+        # Every completion of the traversal updates its one row, which stays locked
+        # until the commit: the less written after it, the shorter the queue behind it.
+        add_events(conn, events, now=now)
     row = _count_down(conn, lease.traversal_id, now)
     completed = row.remaining_nodes == 0 and row.state == "COMPLETE"
     stack_updated = False
@@ -238,7 +245,8 @@ def complete_task(
         stack_updated = update_stack_status(
             conn, row.stack_id, traversal_id=lease.traversal_id, outcome=outcome, now=now
         )
-    add_events(conn, events, now=now)
+    if events_last:
+        add_events(conn, events, now=now)
     return Completion(tuple(ready), row.remaining_nodes, completed, stack_updated)
 
 

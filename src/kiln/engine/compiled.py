@@ -68,6 +68,7 @@ class CompiledCache:
         self._size = size
         self._items: OrderedDict[tuple[str, str], CompiledStack] = OrderedDict()
         self._lock = threading.Lock()
+        self._flights: dict[tuple[str, str], threading.Lock] = {}
 
     def get(
         self,
@@ -78,11 +79,40 @@ class CompiledCache:
         identity: StackIdentity,
     ) -> CompiledStack:
         key = (raw_template_id, identity.id or "")
+        found = self._lookup(key)
+        if found is not None:
+            return found
+        # One compile per key: the workers that miss at once (every engine's first
+        # steps of a big stack) wait for it instead of each compiling the same template.
+        with self._lock:
+            flight = self._flights.setdefault(key, threading.Lock())
+        with flight:
+            found = self._lookup(key)
+            if found is None:
+                found = self._compile(key, template, environment, files, identity)
+        with self._lock:
+            self._flights.pop(key, None)
+        return found
+
+    def peek(self, raw_template_id: str, stack_id: str) -> CompiledStack | None:
+        """The compiled stack when it is cached (no template needed to ask)."""
+        return self._lookup((raw_template_id, stack_id))
+
+    def _lookup(self, key: tuple[str, str]) -> CompiledStack | None:
         with self._lock:
             found = self._items.get(key)
             if found is not None:
                 self._items.move_to_end(key)
-                return found
+            return found
+
+    def _compile(
+        self,
+        key: tuple[str, str],
+        template: Mapping[str, Any],
+        environment: Mapping[str, Any],
+        files: Mapping[str, Any],
+        identity: StackIdentity,
+    ) -> CompiledStack:
         definition = build_stack(
             dict(template),
             environment=dict(environment),

@@ -247,6 +247,9 @@ class StepBase:
         return found
 
     def compiled_for(self, conn: Any, stack: sdb.Stack, template_id: str) -> CompiledStack:
+        cached = self.deps.compiled_cache().peek(template_id, stack.id)
+        if cached is not None:  # the raw template (a large document) is not even read
+            return cached
         raw = self._raw_template(conn, template_id)
         identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
         return self.deps.compiled_cache().get(

@@ -188,6 +188,8 @@ class EngineRuntime:
         self.claimer = Worker(deps, notifier=self.notifier)
         #: tasks claimed beyond the idle workers, so a worker that frees up finds one
         self.prefetch = max(threads, 28) if prefetch is None else prefetch
+        #: the fewest tasks worth a claim while others still wait in the queue
+        self.claim_batch = max(1, min(8, self.prefetch // 4))
         self.heartbeat_interval = heartbeat_interval
         self.idle_poll = idle_poll
         self._stop = threading.Event()
@@ -224,7 +226,10 @@ class EngineRuntime:
         while not self._stop.is_set():
             with self._room:
                 room = self._free + self.prefetch - self._queued
-                if room <= 0:
+                # While tasks are still queued, claim in batches: a claim costs a query
+                # over the queue, and claiming one task per freed worker made claims the
+                # database's largest cost.
+                if room <= 0 or (self._queued > 0 and room < self.claim_batch):
                     self._room.wait(self.idle_poll)
                     continue
             try:

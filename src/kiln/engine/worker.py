@@ -270,9 +270,8 @@ class EngineRuntime:
 
     def _hand_back(self, task: tdb.NodeTask) -> None:
         """Give a task whose step raised back to the queue, to run again from its stored
-        phase as after a crash. The heartbeat renews every lease this engine holds, so a
-        task not handed back would stay claimed for ever: while the database is away,
-        the heartbeat thread tries again."""
+        phase as after a crash (sooner than its lease would expire). While the database
+        is away, the heartbeat thread tries again, renewing the lease meanwhile."""
         now = self.deps.clock.now()
         try:
             with dbe.write(self.deps.db) as conn:

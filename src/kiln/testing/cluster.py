@@ -312,6 +312,9 @@ class Cluster:
             auth=self.auth(**auth),
             region_name="RegionOne",
             orchestration_endpoint_override=f"{self.api_url(api)}/v1/%(project_id)s",
+            # a pooled keep-alive connection the server closed while idle is tried again
+            # on a new one, as any long-lived client should
+            connect_retries=3,
         )
 
     def add_project(self, name: str) -> dict[str, str]:

@@ -43,6 +43,9 @@ class EngineProcess:
     conf: cfg.ConfigOpts
     workers: int | None = None
     engine: EngineParts | None = None
+    #: the RPC server: stopped first, so no call arrives while the workers stop
+    server: Any = None
+    #: what to close after the workers, in order
     closers: list[Any] = field(default_factory=list)
 
     @property
@@ -86,25 +89,23 @@ class EngineProcess:
         assert self.engine is not None
         notifier = self.engine.notifier
         wakeups = WakeupNotifier(transport_url, topic=f"{topic}-wakeup")
-        self.closers.insert(0, wakeups.close)
         notifier.forward = wakeups.notify
         listener = WakeupListener(transport_url, notifier.notify_local, topic=f"{topic}-wakeup")
         listener.start()
-        self.closers.insert(0, listener.stop)
-        server = EngineServer(
+        self.closers[:0] = [listener.stop, wakeups.close]  # before the database's dispose
+        self.server = EngineServer(
             transport_url, self.engine.handlers, topic=topic, server_name=self.engine_id
         )
-        server.start()
-        self.closers.insert(0, server.stop)
+        self.server.start()
 
     def stop(self) -> None:
         # Stop taking calls first, then the workers, then close the connections.
-        calls, rest = self.closers[:1], self.closers[1:]
-        for close in calls:
-            _quietly(close)
+        if self.server is not None:
+            _quietly(self.server.stop)
+            self.server = None
         if self.engine is not None:
             self.engine.stop()
-        for close in rest:
+        for close in self.closers:
             _quietly(close)
         self.closers.clear()
 

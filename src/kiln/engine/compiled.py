@@ -122,22 +122,20 @@ class CompiledCache:
             custom=self.custom,
             check_values=False,
         )
+        return self._store(key, definition)
+
+    def put(self, raw_template_id: str, definition: StackDefinition) -> None:
+        """Keep a definition just built from the same stored template (a stack being
+        created), so its first step does not compile it again."""
+        self._store((raw_template_id, definition.identity.id or ""), definition)
+
+    def _store(self, key: tuple[str, str], definition: StackDefinition) -> CompiledStack:
         compiled = CompiledStack(definition, wanted_attributes(definition))
         with self._lock:
             self._items[key] = compiled
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
         return compiled
-
-    def put(self, raw_template_id: str, definition: StackDefinition) -> None:
-        """Keep a definition just built from the same stored template (a stack being
-        created), so its first step does not compile it again."""
-        key = (raw_template_id, definition.identity.id or "")
-        compiled = CompiledStack(definition, wanted_attributes(definition))
-        with self._lock:
-            self._items[key] = compiled
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
 
 
 class RowState:

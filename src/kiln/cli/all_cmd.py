@@ -37,12 +37,19 @@ from kiln.cloud.sandbox.cloud import SandboxCloud
 from kiln.cloud.sandbox.connector import SandboxConnector
 from kiln.cloud.sandbox.http_server import ServerHandle
 from kiln.cloud.sandbox.identity import CatalogEntry
+from kiln.cloud.sandbox.identity.catalog import REGION
 from kiln.cloud.sandbox.simulator import SandboxConfig
+from kiln.plugin.heat_endpoints import SERVICE as ENDPOINTS
+from kiln.plugin.heat_endpoints import HeatEndpoints
 from kiln.rpc.transport import InProcessTransport
 
 log = logging.getLogger(__name__)
 
 DEFAULT_DATA_DIR = pathlib.Path(os.environ.get("KILN_DATA_DIR", "~/.local/share/kiln"))
+
+
+#: where the CloudFormation-compatible API belongs (Heat's heat-api-cfn port)
+CFN_PORT = 8000
 
 
 @dataclass
@@ -96,8 +103,15 @@ class Embedded:
         assert self.site.handle is not None and self.site.store is not None
         self.servers.append(self.site.handle)
         self.cloud = self.site.cloud
+        # Agents of POLL_SERVER_CFN servers are pointed at this host's CloudFormation port.
+        endpoints = HeatEndpoints(
+            metadata_server_url=f"http://{self.advertised}:{CFN_PORT}", region_name=REGION
+        )
         self.engine = build_engine(
-            db, cloud=self._connector(), max_concurrent_tasks_per_stack=self.max_tasks_per_stack
+            db,
+            cloud=self._connector(),
+            max_concurrent_tasks_per_stack=self.max_tasks_per_stack,
+            clients={ENDPOINTS: endpoints},
         )
         identity_url = self.site.url
         store = self.site.store
@@ -118,8 +132,9 @@ class Embedded:
     def _connector(self) -> Any:
         assert self.site is not None and self.site.cloud is not None
         assert self.credentials is not None
+        # identity: the stack domain admin of the sandbox's "heat" domain (stack users)
         if self.cloud_adapter == "sandbox":
-            return SandboxConnector(self.site.cloud)
+            return SandboxConnector(self.site.cloud, identity=self.site.stack_domain())
         from kiln.cloud.openstack.connector import OpenStackConnector
 
         # Kiln's service user receives each stack owner's trust, as Heat's does.
@@ -131,7 +146,8 @@ class Embedded:
                 "project_name": "admin",
                 "user_domain_id": "default",
                 "project_domain_id": "default",
-            }
+            },
+            stack_domain=self.site.stack_domain_auth(),
         )
 
     def _engine_transport(self) -> Any:

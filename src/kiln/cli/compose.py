@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from kiln.cli.global_environment import packaged_global_environment
 from kiln.cloud.api.clients import CloudConnector
 from kiln.core.clock import Clock, SystemClock
 from kiln.db.engine import create_engine
@@ -29,6 +30,7 @@ from kiln.engine.steps import EngineDeps
 from kiln.engine.worker import EngineRuntime, Notifier
 from kiln.plugin.registry import PluginRegistry
 from kiln.schema.custom import CustomConstraints
+from kiln.schema.resource_types import GlobalEnvironment
 
 
 @dataclass
@@ -80,11 +82,16 @@ def build_engine(
     max_events_per_stack: int = 1000,
     max_concurrent_tasks_per_stack: int = 64,
     cloud: CloudConnector | None = None,
+    global_environment: GlobalEnvironment | None = None,
     **settings: Any,
 ) -> EngineParts:
     """``settings``: further ``EngineDeps`` fields (``lease``, ``limits``,
-    ``default_timeout_mins``)."""
-    registry = registry or PluginRegistry.discover()
+    ``default_timeout_mins``). ``global_environment`` goes with the plugins discovered
+    here (default: the one Kiln ships); a given ``registry`` keeps its own."""
+    if registry is None:
+        registry = PluginRegistry.discover(
+            global_environment=global_environment or packaged_global_environment()
+        )
     notifier = Notifier()
     deps = EngineDeps(
         db=db,

@@ -21,6 +21,7 @@ from typing import Any
 from oslo_config import cfg
 
 from kiln.api.native import wsgi
+from kiln.cli.global_environment import PACKAGED_ENVIRONMENT_DIR
 
 CONFIG_ENV = wsgi.CONFIG_ENV
 
@@ -49,6 +50,47 @@ ENGINE_DEFAULT_OPTS = [
     cfg.StrOpt(
         "region_name_for_services",
         help="The region whose endpoints the engine uses (default: the catalog's first).",
+    ),
+    cfg.StrOpt(
+        "heat_metadata_server_url",
+        help="URL of the CloudFormation-compatible API (http://host:8000) that servers' "
+        "agents poll with software_config_transport POLL_SERVER_CFN; unset, such servers "
+        "fail (POLL_SERVER_HEAT needs only Keystone and the native API).",
+    ),
+    cfg.StrOpt(
+        "environment_dir",
+        default=str(PACKAGED_ENVIRONMENT_DIR),
+        sample_default="<the environment.d directory of the kiln.resources package>",
+        help="Directory of the global environment: every file in it is an environment "
+        "whose resource_registry all stacks' registries are layered over (Heat's default "
+        "is /etc/heat/environment.d; Kiln's own maps old type names such as "
+        "OS::Ceilometer::Alarm).",
+    ),
+]
+
+#: Heat's stack-user domain: each stack's in-server agents get a project and users there,
+#: made by an admin of that domain alone (kiln.cloud.api.identity)
+STACK_DOMAIN_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "stack_user_domain_id",
+        help="Id of the Keystone domain that holds stack users and their projects; "
+        "wins over stack_user_domain_name.",
+    ),
+    cfg.StrOpt(
+        "stack_user_domain_name",
+        default="heat",
+        help="Name of the Keystone domain that holds stack users and their projects, "
+        "used when stack_user_domain_id is not set ('heat' is the sandbox's).",
+    ),
+    cfg.StrOpt(
+        "stack_domain_admin",
+        help="User of the stack-user domain with the admin role on that domain; Kiln "
+        "makes stack users as this user. Unset: types that need stack users fail.",
+    ),
+    cfg.StrOpt(
+        "stack_domain_admin_password",
+        secret=True,
+        help="Password of stack_domain_admin.",
     ),
 ]
 
@@ -191,7 +233,9 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
     oslo.messaging declares options of the same names: its namespace is not in the
     sample (etc/kiln/kiln-config-generator.conf says why), so these are Kiln's.
     """
-    groups: dict[str, list[cfg.Opt]] = {"DEFAULT": [*wsgi.DEFAULT_OPTS, *ENGINE_DEFAULT_OPTS]}
+    groups: dict[str, list[cfg.Opt]] = {
+        "DEFAULT": [*wsgi.DEFAULT_OPTS, *ENGINE_DEFAULT_OPTS, *STACK_DOMAIN_OPTS]
+    }
     for name, opts in wsgi.GROUP_OPTS.items():
         groups[name] = list(opts)
     for name, opts in GROUPS.items():
@@ -250,6 +294,26 @@ def trustee_auth(conf: cfg.ConfigOpts) -> dict[str, Any]:
     if trustee.user_domain_name:
         auth["user_domain_name"] = trustee.user_domain_name
     return {k: v for k, v in auth.items() if v is not None}
+
+
+def stack_domain_auth(conf: cfg.ConfigOpts) -> dict[str, Any] | None:
+    """keystoneauth settings of the stack domain admin, scoped to the stack-user domain
+    (the Keystone of ``[trustee] auth_url``); None when ``stack_domain_admin`` is unset."""
+    if not conf.stack_domain_admin:
+        return None
+    if not conf.trustee.auth_url:
+        raise ConfigError("[trustee] auth_url is needed to reach the stack-user domain")
+    if not (conf.stack_user_domain_id or conf.stack_user_domain_name):
+        raise ConfigError("stack_user_domain_id or stack_user_domain_name is needed")
+    from kiln.cloud.openstack.identity import stack_domain_auth as domain_auth
+
+    return domain_auth(
+        auth_url=conf.trustee.auth_url,
+        username=conf.stack_domain_admin,
+        password=conf.stack_domain_admin_password or "",
+        domain_id=conf.stack_user_domain_id,
+        domain_name=conf.stack_user_domain_name,
+    )
 
 
 def interface(conf: cfg.ConfigOpts) -> str:

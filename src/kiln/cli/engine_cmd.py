@@ -28,9 +28,12 @@ from oslo_config import cfg
 
 from kiln.cli import config
 from kiln.cli.compose import EngineParts, build_engine
+from kiln.cli.global_environment import read_environment_dir
 from kiln.cli.runtime import wait_for_stop
 from kiln.db.engine import create_engine
 from kiln.db.migrate import current_revision, head_revision
+from kiln.plugin.heat_endpoints import SERVICE as ENDPOINTS
+from kiln.plugin.heat_endpoints import HeatEndpoints
 from kiln.template.stack import Limits
 
 log = logging.getLogger(__name__)
@@ -74,6 +77,13 @@ class EngineProcess:
                 max_template_size=conf.max_template_size,
             ),
             default_timeout_mins=max(1, conf.stack_action_timeout // 60),
+            global_environment=read_environment_dir(conf.environment_dir),
+            clients={
+                ENDPOINTS: HeatEndpoints(
+                    metadata_server_url=conf.heat_metadata_server_url,
+                    region_name=conf.region_name_for_services,
+                )
+            },
         )
         self._connect_bus(conf.transport_url, conf.engine.topic)
         self.engine.start(
@@ -128,7 +138,10 @@ def check_schema(db: Any) -> None:
 
 
 def cloud_connector(conf: cfg.ConfigOpts) -> Any:
-    """The cloud of ``[trustee]`` through openstacksdk, or None (``[engine] cloud = none``)."""
+    """The cloud of ``[trustee]`` through openstacksdk, or None (``[engine] cloud = none``).
+
+    Its ``identity`` client is the stack domain admin's (``stack_domain_admin``), when set.
+    """
     if conf.engine.cloud == "none":
         return None
     from kiln.cloud.openstack.connector import OpenStackConnector
@@ -143,6 +156,7 @@ def cloud_connector(conf: cfg.ConfigOpts) -> Any:
     return OpenStackConnector.from_config(
         auth=config.trustee_auth(conf),
         max_concurrency=conf.clients.max_concurrency,
+        stack_domain=config.stack_domain_auth(conf),
         **options,
     )
 

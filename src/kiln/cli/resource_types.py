@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from kiln.cli.global_environment import packaged_global_environment
 from kiln.plugin.registry import PluginRegistry
-from kiln.schema.resource_types import ResourceType, UncheckedType
+from kiln.schema.resource_types import GlobalEnvironment, ResourceType, UncheckedType
 
 #: Namespaces of services whose resource types have no plugin yet.
 UNCHECKED_NAMESPACES = (
@@ -74,6 +75,10 @@ class CommandLineTypes:
     registry: PluginRegistry
     checked: bool = True
 
+    @property
+    def global_environment(self) -> GlobalEnvironment:
+        return self.registry.global_environment
+
     def get(self, type_name: str) -> ResourceType | None:
         found = self.registry.get(type_name)
         if found is not None:
@@ -85,5 +90,7 @@ class CommandLineTypes:
 
 @functools.cache
 def command_line_types() -> CommandLineTypes:
-    """The catalogue, discovered once per process."""
-    return CommandLineTypes(PluginRegistry.discover())
+    """The catalogue, discovered once per process, with Kiln's global environment."""
+    return CommandLineTypes(
+        PluginRegistry.discover(global_environment=packaged_global_environment())
+    )

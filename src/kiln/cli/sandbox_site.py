@@ -4,6 +4,9 @@
 Identity lives in the given database (``kiln all`` shares its own), the cloud's state in
 ``cloud.db`` in the data directory, so both outlive a restart. The identity catalog
 lists every simulated service, plus whatever the caller adds (the orchestration API).
+Bootstrap makes Heat's stack-user domain ``heat`` and its admin ``heat_domain_admin``
+(with the admin password); :meth:`SandboxSite.stack_domain` hands that Keystone to the
+in-process connector.
 """
 
 from __future__ import annotations
@@ -30,11 +33,13 @@ from kiln.cloud.sandbox.cloud import SandboxCloud
 from kiln.cloud.sandbox.control_app import create_control_app
 from kiln.cloud.sandbox.http_server import ServerHandle, serve_in_thread
 from kiln.cloud.sandbox.identity import (
+    BootstrapResult,
     CatalogEntry,
     IdentityStore,
     bootstrap,
     create_identity_app,
 )
+from kiln.cloud.sandbox.identity.adapter import SandboxIdentity
 from kiln.cloud.sandbox.identity.tokens import TokenService
 from kiln.cloud.sandbox.identity.trusts import get_trust
 from kiln.cloud.sandbox.rest import IdentityTokens
@@ -78,6 +83,8 @@ class SandboxSite:
     cloud: SandboxCloud | None = None
     store: IdentityStore | None = None
     handle: ServerHandle | None = None
+    seed: BootstrapResult | None = None
+    token_service: TokenService | None = None
 
     @property
     def url(self) -> str:
@@ -85,7 +92,7 @@ class SandboxSite:
 
     def start(self) -> SandboxSite:
         self.store = IdentityStore(self.identity_db)
-        bootstrap(
+        self.seed = bootstrap(
             self.store,
             admin_password=self.credentials.admin,
             demo_password=self.credentials.demo,
@@ -97,7 +104,7 @@ class SandboxSite:
             services=available_services(),
         )
         catalog = [*self.extra_catalog, *catalog_entries(self.url, self.cloud.services)]
-        token_service = TokenService(self.store)
+        token_service = self.token_service = TokenService(self.store)
         tokens = IdentityTokens(token_service.validate)
         if "alarming" in self.cloud.services:
             # trust+http(s):// alarm actions are called with a token of the trust
@@ -112,6 +119,29 @@ class SandboxSite:
         )
         self.handle = serve(app, self.host, self.port, threads=16)
         return self
+
+    def stack_domain(self) -> SandboxIdentity:
+        """The identity service, for the in-process client of the stack domain admin."""
+        assert self.store is not None and self.seed is not None
+        assert self.token_service is not None
+        return SandboxIdentity(
+            store=self.store,
+            tokens=self.token_service,
+            domain_id=self.seed.stack_domain.id,
+            auth_url=f"{self.url}/v3",
+        )
+
+    def stack_domain_auth(self) -> dict[str, Any]:
+        """keystoneauth settings of ``heat_domain_admin`` (its password is the admin's)."""
+        from kiln.cloud.openstack.identity import stack_domain_auth
+
+        assert self.seed is not None
+        return stack_domain_auth(
+            auth_url=f"{self.url}/v3",
+            username=self.seed.stack_domain_admin.name,
+            password=self.credentials.admin,
+            domain_name=self.seed.stack_domain.name,
+        )
 
     def stop(self) -> None:
         if self.handle is not None:

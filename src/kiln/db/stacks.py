@@ -73,6 +73,8 @@ class Stack:
     user_id: str
     user_roles: list[str] | None
     trust_id: str | None
+    #: the stack-domain project of the stack's in-instance users (root stacks; made lazily)
+    stack_user_project_id: str | None
     created_at: datetime
     updated_at: datetime
     deleted_at: datetime | None
@@ -151,6 +153,7 @@ def create_stack(
         "user_id": user_id,
         "user_roles": list(user_roles),
         "trust_id": trust_id,
+        "stack_user_project_id": None,
         "created_at": now,
         "updated_at": now,
         "deleted_at": None,
@@ -229,6 +232,40 @@ def get_stack_by_name(conn: Connection, project_id: str, name: str) -> Stack:
     if row is None:
         raise NotFound("Stack", name)
     return from_row(Stack, row)
+
+
+def get_stack_of_stack_users(conn: Connection, stack_user_project_id: str, name: str) -> Stack:
+    """The live stack named ``name`` in the tree whose in-instance users live in that
+    stack-domain project (their tokens are scoped to it, not to the stack's project)."""
+    roots = sa.select(S.c.id).where(S.c.stack_user_project_id == stack_user_project_id)
+    row = conn.execute(
+        sa.select(S).where(S.c.root_id.in_(roots), S.c.name == name, S.c.deleted_at.is_(None))
+    ).first()
+    if row is None:
+        raise NotFound("Stack", name)
+    return from_row(Stack, row)
+
+
+def stack_user_project_of(conn: Connection, stack: Stack) -> str | None:
+    """The stack-domain project of the stack's tree (kept on its root stack)."""
+    if stack.id == stack.root_id:
+        return stack.stack_user_project_id
+    found = conn.execute(
+        sa.select(S.c.stack_user_project_id).where(S.c.id == stack.root_id)
+    ).scalar()
+    return None if found is None else str(found)
+
+
+def set_stack_user_project(conn: Connection, root_id: str, project_id: str) -> str:
+    """Record the root stack's stack-domain project unless one is recorded already;
+    the one recorded (first writer wins). Writes."""
+    conn.execute(
+        sa.update(S)
+        .where(S.c.id == root_id, S.c.stack_user_project_id.is_(None))
+        .values(stack_user_project_id=project_id)
+    )
+    found = conn.execute(sa.select(S.c.stack_user_project_id).where(S.c.id == root_id)).scalar()
+    return str(found or project_id)
 
 
 def list_stacks(

@@ -101,6 +101,8 @@ stack = sa.Table(
     sa.Column("user_roles", json_type(nullable=True), nullable=True),
     # the Keystone trust the stack's cloud calls use (a real cloud's scope)
     sa.Column("trust_id", sa.String(64), nullable=True),
+    # the stack-domain project of the stack's in-instance users (root stacks only)
+    sa.Column("stack_user_project_id", sa.String(64), nullable=True),
     _time("created_at"),
     _time("updated_at"),
     _time("deleted_at", nullable=True),
@@ -110,6 +112,7 @@ stack = sa.Table(
     sa.Index("ix_stack_root_id", "root_id"),
     sa.Index("ix_stack_raw_template_id", "raw_template_id"),
     sa.Index("ix_stack_prev_raw_template_id", "prev_raw_template_id"),
+    sa.Index("ix_stack_stack_user_project_id", "stack_user_project_id"),
     **MYSQL_TABLE_ARGS,
 )
 

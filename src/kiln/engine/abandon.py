@@ -38,7 +38,7 @@ def export_stack(service: StackService, stack_id: str) -> dict[str, Any]:
         "action": stack.action,
         "status": stack.status,
         "project_id": stack.project_id,
-        "stack_user_project_id": stack.project_id,
+        "stack_user_project_id": stack.stack_user_project_id or stack.project_id,
         "tags": list(stack.tags),
         "template": raw.template,
         "environment": raw.environment,

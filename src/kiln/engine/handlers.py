@@ -25,6 +25,7 @@ from kiln.db import snapshots as sndb
 from kiln.db import stacks as sdb
 from kiln.db.errors import NotFound, StackExists
 from kiln.engine import stack_previews, stack_reads
+from kiln.engine.resource_handlers import may_see
 from kiln.engine.service import Caller, StackRequest, StackService
 from kiln.rpc import messages as m
 
@@ -115,10 +116,12 @@ class EngineHandlers:
     def _own_stack(self, ctx: m.Context, stack_id: str, name: str | None = None) -> sdb.Stack:
         """The stack with that id (and ``name``, when the URL gives one) the caller may see."""
         try:
-            stack = self.service.get_stack(stack_id)
+            with dbe.read(self.service.deps.db) as conn:
+                stack = sdb.get_stack(conn, stack_id)
+                visible = may_see(conn, ctx, stack)
         except NotFound:
             raise NotFound("Stack", name or stack_id) from None
-        if stack.project_id != ctx.project_id and not ctx.is_admin:
+        if not visible:
             raise NotFound("Stack", name or stack_id)
         if name is not None and stack.name != name:
             raise NotFound("Stack", name)
@@ -156,7 +159,14 @@ class EngineHandlers:
                 try:
                     found = sdb.get_stack_by_name(conn, ctx.project_id, msg.identity)
                 except NotFound:
-                    raise NotFound("Stack", msg.identity) from None
+                    found = None
+                if found is None and ctx.project_id:
+                    try:  # an in-instance user names a stack of its stack-domain project
+                        found = sdb.get_stack_of_stack_users(conn, ctx.project_id, msg.identity)
+                    except NotFound:
+                        pass
+                if found is None:
+                    raise NotFound("Stack", msg.identity)
         return m.StackRef(found.id, found.name, found.project_id)
 
     # -- lifecycle ----------------------------------------------------------------------------

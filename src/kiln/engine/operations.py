@@ -22,6 +22,7 @@ from kiln.db.errors import NotFound
 from kiln.db.tasks import wake_task
 from kiln.engine.plan import ACTION_STEPS, build_plan, current_rows
 from kiln.template.registry import VALID_HOOKS
+from kiln.template.stack import StackIdentity
 
 if TYPE_CHECKING:
     from kiln.engine.service import Caller, StackRequest, StackService
@@ -156,19 +157,23 @@ class StackOperations:
             sndb.delete_snapshot(conn, snapshot_id)
 
     def restore_snapshot(self, caller: Caller, stack_id: str, snapshot_id: str) -> None:
-        """Converge the stack back to the snapshot's template, environment and files."""
+        """Converge the stack back to the snapshot's template, environment and files,
+        each resource restored from what the snapshot kept of it (a volume from its
+        backup, a server from its image: kiln.engine.snapshot_restore)."""
         snapshot = self.get_snapshot(caller, stack_id, snapshot_id)
         if snapshot.status != "COMPLETE":
             raise NotSupported(
                 f"Snapshot {snapshot_id} is {snapshot.status}: it cannot be restored"
             )
         from kiln.engine.service import StackRequest
+        from kiln.engine.snapshot_restore import restored_template
 
         data = snapshot.data
         stack = self.get_stack(stack_id)
+        identity = StackIdentity(name=stack.name, id=stack.id, project_id=stack.project_id)
         request = StackRequest(
             name=stack.name,
-            template=data["template"],
+            template=restored_template(data, self.deps.registry, self.deps.custom, identity),
             environment=data["environment"],
             files=data["files"],
             disable_rollback=True,

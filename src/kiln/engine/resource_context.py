@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -57,6 +57,8 @@ class EngineResourceContext:
     rng: random.Random = field(default_factory=random.SystemRandom)
     #: the stack's cloud (clients acting for its project), when one is configured
     cloud: ScopedCloud | None = None
+    #: makes (once) and returns the stack tree's stack-domain project
+    stack_user_project: Callable[[], str] | None = None
     pending_physical_id: Any = _DELETED
     pending_data: dict[str, tuple[Any, bool] | None] = field(default_factory=dict)
 
@@ -78,6 +80,15 @@ class EngineResourceContext:
         return physical_resource_name(
             self.stack_name, self.name, self.resource_uuid, self.name_limit
         )
+
+    def metadata_set(self, metadata: Any) -> None:
+        # written with the step's outcome, like the properties (see _complete)
+        self.metadata = metadata
+
+    def stack_user_project_id(self) -> str:
+        if self.stack_user_project is None:
+            raise LookupError("no identity service is configured for stack users")
+        return self.stack_user_project()
 
     # -- data store -------------------------------------------------------------------
     def data_get(self, key: str, default: Any = None) -> Any:

@@ -86,9 +86,18 @@ def stack_in_scope(
         stack = sdb.get_stack(conn, stack_id, show_deleted=show_deleted)
     except NotFound:
         raise NotFound("Stack", stack_name) from None
-    if stack.name != stack_name or (stack.project_id != ctx.project_id and not ctx.is_admin):
+    if stack.name != stack_name or not may_see(conn, ctx, stack):
         raise NotFound("Stack", stack_name)
     return stack
+
+
+def may_see(conn: Any, ctx: m.Context, stack: sdb.Stack) -> bool:
+    """Whether the caller may reach the stack: its project, an admin, or one of the
+    stack's in-instance users (scoped to its stack-domain project; the policy then
+    lets them read metadata and signal, nothing more)."""
+    if stack.project_id == ctx.project_id or ctx.is_admin:
+        return True
+    return bool(ctx.project_id) and sdb.stack_user_project_of(conn, stack) == ctx.project_id
 
 
 class ResourceHandlers:

@@ -5,15 +5,21 @@ template that wraps a type (each property a parameter, each attribute an output)
 A plugin may declare ``support_status`` (a :class:`SupportStatus`); without one
 it is SUPPORTED with no version. HIDDEN types, properties and attributes are
 never shown. Whether the caller may use a type is the API's policy question.
+
+The global environment adds types, as Heat's does: a type it maps to a provider
+template is listed and shown from that template (its parameters and outputs); a plain
+alias (``OS::Ceilometer::Alarm`` -> ``OS::Aodh::Alarm``) is not listed, as in Heat,
+but shows (and generates) the schema of the type it resolves to.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
-from kiln.core.errors import NotSupported
+from kiln.core.errors import KilnError, NotSupported
 from kiln.db.errors import NotFound
 from kiln.engine.heat_errors import Invalid
 from kiln.plugin.registry import PluginRegistry
@@ -27,6 +33,8 @@ from kiln.schema.properties import (
     PropertyType,
     SupportStatus,
 )
+from kiln.template.global_environment import resolve_global_type, template_types
+from kiln.template.provider import provider_interface
 
 HIDDEN = "HIDDEN"
 #: Every resource has ``show`` (Heat's base attribute) even when its plugin does not list it.
@@ -64,13 +72,70 @@ def description(plugin: type[Resource]) -> str:
     return inspect.cleandoc(plugin.__doc__) if plugin.__doc__ else ""
 
 
-def _plugin(registry: PluginRegistry, type_name: str) -> type[Resource]:
+@dataclass(frozen=True)
+class _Described:
+    """One type as the catalogue shows it, from a plugin or a provider template."""
+
+    implementation: str  # the resource's name in a generated template
+    description: str
+    properties: dict[str, PropertySchema]
+    attributes: dict[str, AttributeSchema]
+    support: SupportStatus = field(default_factory=SupportStatus)
+
+
+def _from_plugin(plugin: type[Resource]) -> _Described:
+    return _Described(
+        plugin.__name__,
+        description(plugin),
+        _shown_properties(plugin),
+        _shown_attributes(plugin),
+        support_status(plugin),
+    )
+
+
+def _from_template(registry: PluginRegistry, type_name: str, location: str) -> _Described:
+    text = registry.global_environment.templates.get(location)
+    if text is None:
+        raise NotFound("Resource Type", type_name)
+    try:
+        found = provider_interface(text, location)
+    except KilnError:
+        raise NotFound("Resource Type", type_name) from None
+    return _Described("TemplateResource", found.description, found.properties, found.attributes)
+
+
+def _described(registry: PluginRegistry, type_name: str) -> _Described:
+    """The type's plugin, else what the global environment makes of the name."""
     plugin = registry.plugin(type_name)
+    if plugin is None:
+        resolution = resolve_global_type(
+            registry.global_environment, type_name, lambda t: registry.plugin(t) is not None
+        )
+        if resolution.kind == "template":
+            return _from_template(registry, type_name, resolution.target)
+        if resolution.kind == "builtin":
+            plugin = registry.plugin(resolution.target)
     if plugin is None:
         raise NotFound("Resource Type", type_name)
     if support_status(plugin).status == HIDDEN:
         raise NotSupported(f"{type_name} is not supported.")
-    return plugin
+    return _from_plugin(plugin)
+
+
+def _listed(registry: PluginRegistry) -> list[tuple[str, _Described]]:
+    """Every plugin type, and every type the global environment maps to a template."""
+    found: dict[str, _Described] = {}
+    for type_name in registry.names():
+        plugin = registry.plugin(type_name)
+        assert plugin is not None
+        found[type_name] = _from_plugin(plugin)
+    for type_name in template_types(registry.global_environment):
+        if type_name not in found:
+            try:
+                found[type_name] = _described(registry, type_name)
+            except (NotFound, NotSupported):
+                continue  # its template was not read: not usable, not listed
+    return sorted(found.items())
 
 
 # -- list -----------------------------------------------------------------------------------------
@@ -94,10 +159,8 @@ def list_types(
         except (re.error, RecursionError, OverflowError):
             return []
     found = []
-    for type_name in registry.names():
-        plugin = registry.plugin(type_name)
-        assert plugin is not None
-        support = support_status(plugin)
+    for type_name, described in _listed(registry):
+        support = described.support
         if support.status == HIDDEN:
             continue
         if status is not None and support.status != status:
@@ -110,7 +173,7 @@ def list_types(
                     continue
             except RegexStopped:
                 return []
-        found.append((type_name, description(plugin)))
+        found.append((type_name, described.description))
     return found
 
 
@@ -131,15 +194,15 @@ def schema_document(
     registry: PluginRegistry, type_name: str, *, with_description: bool = False
 ) -> dict[str, Any]:
     """heat-api.md 3.12: properties, attributes and support status of one type."""
-    plugin = _plugin(registry, type_name)
+    described = _described(registry, type_name)
     document: dict[str, Any] = {
         "resource_type": type_name,
-        "properties": {n: s.to_dict() for n, s in _shown_properties(plugin).items()},
-        "attributes": {n: a.to_dict() for n, a in _shown_attributes(plugin).items()},
-        "support_status": support_status(plugin).to_dict(),
+        "properties": {n: s.to_dict() for n, s in described.properties.items()},
+        "attributes": {n: a.to_dict() for n, a in described.attributes.items()},
+        "support_status": described.support.to_dict(),
     }
     if with_description:
-        document["description"] = description(plugin)
+        document["description"] = described.description
     return document
 
 
@@ -202,11 +265,11 @@ def generate_template(
     registry: PluginRegistry, type_name: str, template_type: str
 ) -> dict[str, Any]:
     """A template with one resource of the type (named after its plugin class)."""
-    plugin = _plugin(registry, type_name)
-    resource = plugin.__name__
+    described = _described(registry, type_name)
+    resource = described.implementation
     summary = f"Initial template of {resource}"
-    properties = _shown_properties(plugin)
-    attributes = _shown_attributes(plugin)
+    properties = described.properties
+    attributes = described.attributes
     if template_type == "hot":
         return {
             "heat_template_version": HOT_VERSION,

@@ -69,9 +69,10 @@ def stack_view(
         description=(definition.template.description or "") if definition is not None else "",
         # Kiln stores the creator's user id (there is no user-name column).
         stack_owner=stack.user_id or None,
-        # No separate stack-domain project: Heat without a stack user domain
-        # also uses the stack's own project.
-        stack_user_project_id=stack.project_id,
+        # The stack-domain project once an in-instance user needed one (kept on
+        # the root stack); before that, like Heat without a stack user domain,
+        # the stack's own project.
+        stack_user_project_id=stack.stack_user_project_id or stack.project_id,
     )
 
 

@@ -41,6 +41,7 @@ from kiln.engine.compiled import ALL_ATTRIBUTES, CompiledCache, CompiledStack, R
 from kiln.engine.nested import TEMPLATE_KEY, EngineNestedStacks, ProviderSpec, TemplateResource
 from kiln.engine.plan import CONVERGE, converge_key
 from kiln.engine.resource_context import EngineResourceContext, ScopedCloud
+from kiln.engine.stack_users import stack_user_project
 from kiln.plugin.names import short_id
 from kiln.plugin.registry import PluginRegistry
 from kiln.plugin.resource import Resource
@@ -218,6 +219,9 @@ class StepBase:
         self.wake_after_step = False
         #: set by the step that finished deleting a stack with a trust
         self.trust_to_give_back: str | None = None
+        #: set by the step that finished deleting a stack tree with stack users: the root
+        #: stack and its stack-domain project, removed once this step has committed
+        self.stack_users_to_remove: tuple[sdb.Stack, str] | None = None
 
     def _run(self, task: NodeTask) -> list[str]:
         """One step of ``task`` (the step runner implements it)."""
@@ -420,6 +424,7 @@ class StepBase:
         if plugin_cls is TemplateResource and row.name in ld.compiled.definition.typed:
             clients["provider"] = self.provider_spec(ld, row.name, props)
 
+        cloud = self.deps.scoped_cloud(ld.stack)
         return EngineResourceContext(
             name=row.name,
             type_name=row.type,
@@ -435,10 +440,16 @@ class StepBase:
             stored_data=LazyData(db, row.id),
             update_policy=self._update_policy(ld, row.name),
             clients=clients,
-            cloud=self.deps.scoped_cloud(ld.stack),
+            cloud=cloud,
+            stack_user_project=None if cloud is None else self._stack_users(ld.stack, cloud),
             name_limit=plugin_cls.physical_name_limit,
             rng=self.deps.rng,
         )
+
+    def _stack_users(self, stack: sdb.Stack, cloud: ScopedCloud) -> Callable[[], str]:
+        """Makes (once per stack tree) the stack-domain project a stack user lives in."""
+        db = self.deps.db
+        return lambda: stack_user_project(db, cloud.client("identity"), stack)
 
     def _update_policy(self, ld: _Loaded, name: str) -> dict[str, Any]:
         """The resource's update_policy, resolved (functions in it are rare)."""

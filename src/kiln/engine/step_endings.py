@@ -109,6 +109,10 @@ class StepEndings(StepBase):
             sdb.soft_delete_stack(conn, stack.id, now=now)
             if stack.owner_id is None and stack.trust_id:
                 self.trust_to_give_back = stack.trust_id  # once this step has committed
+            if stack.owner_id is None:
+                project = sdb.get_stack(conn, stack.id).stack_user_project_id  # fresh
+                if project:
+                    self.stack_users_to_remove = (stack, project)
         if action == "SNAPSHOT":
             self._fill_snapshots(conn, stack, now)
         add_events(
@@ -176,7 +180,9 @@ class StepEndings(StepBase):
         action: str,
         reason: str,
         ctx: EngineResourceContext | None = None,
+        also: Callable[[Any], None] | None = None,
     ) -> list[str]:
+        """Fail the task and the stack action; ``also`` writes more in the same transaction."""
         now = self.deps.clock.now()
         resource_reason = reason
         stack_reason = f"Resource {action} failed: {reason}"
@@ -202,6 +208,8 @@ class StepEndings(StepBase):
             ld.own(conn, now)
             if ctx is not None:
                 self._write_context(conn, ld, ctx)
+            if also is not None:
+                also(conn)
             won = fail_task(
                 conn,
                 ld.task.lease,
@@ -327,6 +335,8 @@ class StepEndings(StepBase):
         with dbe.write(self.deps.db) as conn:
             ld.own(conn, now)
             record_progress(conn, ld.task.lease, now=now, phase=REQUESTED, cookie=cookie)
+        # a transient retry requeues with the task's cookie: it must be this intent
+        ld.task = replace(ld.task, phase=REQUESTED, cookie=cookie)
 
     # -- hooks -----------------------------------------------------------------------------------
     _HOOK_ACTIONS = {
@@ -369,10 +379,13 @@ class StepEndings(StepBase):
         ctx: EngineResourceContext | None,
         action: str,
         err: BaseException,
+        *,
+        data_of: _Loaded | None = None,
     ) -> list[str] | None:
         """A cloud error worth repeating (5xx, timeout; 409 while deleting): run the same
         step again after a backoff, from the phase and cookie it has stored. None once
-        :data:`TRANSIENT_RETRIES` retries of the action are used up (the step fails)."""
+        :data:`TRANSIENT_RETRIES` retries of the action are used up (the step fails).
+        ``data_of``: the row ``ctx`` belongs to when it is not the task's (a replaced row)."""
         if not is_transient_for(err, action):
             return None
         cookie = dict(ld.task.cookie or {})
@@ -385,8 +398,9 @@ class StepEndings(StepBase):
         now = self.deps.clock.now()
         with dbe.write(self.deps.db) as conn:
             if ctx is not None:
-                ld.own(conn, now)
-                self._write_context(conn, ld, ctx)
+                owner = data_of or ld
+                owner.own(conn, now)
+                self._write_context(conn, owner, ctx)
             requeue_task(
                 conn,
                 ld.task.lease,

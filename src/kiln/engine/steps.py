@@ -14,6 +14,8 @@ engine may take it. Phases recorded in ``node_task.phase``:
   ``find_existing``; a resumed update or delete is sent again.
 - ``POLLING``: the action was started; ``cookie`` holds what the plugin needs
   and the properties the action was started with (a resumed step uses them).
+- ``PREPARING`` / ``RESTORING``: a replacement's hooks on the old row
+  (``prepare_for_replace``, ``restore_prev_rsrc``): see ``step_replace.py``.
 
 A step of a traversal that is over (superseded or failed) abandons its task
 if it had not started; if its action is in flight it finishes the action
@@ -41,17 +43,14 @@ from kiln.cloud.api.scope import calling_for
 from kiln.core.errors import KilnError
 from kiln.db import engine as dbe
 from kiln.db import resources as rdb
-from kiln.db import stacks as sdb
 from kiln.db.completion import complete_task
 from kiln.db.errors import FencedOut
 from kiln.db.events import NewEvent, add_events
-from kiln.db.resources import NewResource, ResourceChange
 from kiln.db.resources import Resource as Row
+from kiln.db.resources import ResourceChange
 from kiln.db.tasks import (
     NodeTask,
-    record_progress,
     requeue_task,
-    set_result_resource,
     wait_task,
     wake_parked,
 )
@@ -59,6 +58,7 @@ from kiln.engine.compiled import RowState
 from kiln.engine.nested import TEMPLATE_KEY, TemplateResource
 from kiln.engine.plan import ACTION, CONVERGE
 from kiln.engine.resource_context import EngineResourceContext
+from kiln.engine.stack_users import delete_stack_user_project
 from kiln.engine.step_base import (
     AFTER_HANDLE,
     AFTER_OUTCOME,
@@ -78,10 +78,9 @@ from kiln.engine.step_base import (
     _overrides,
     _reason,
     _RowGone,
-    _with_result,
     poll_delay,
 )
-from kiln.engine.step_cleanup import CleanupSteps
+from kiln.engine.step_replace import PREPARING, RESTORING, ReplacementSteps
 from kiln.plugin.decisions import StoredResource, UpdateDecision, decide_resource_update
 from kiln.plugin.resource import Resource, UpdateReplace
 from kiln.template.functions.base import resolve_top
@@ -97,7 +96,7 @@ __all__ = [
 ]
 
 
-class StepRunner(CleanupSteps):
+class StepRunner(ReplacementSteps):
     """Runs one step of a claimed task: converge or clean up one resource."""
 
     # -- entry ------------------------------------------------------------------------
@@ -106,6 +105,7 @@ class StepRunner(CleanupSteps):
         self._fault(START, task)
         self.wake_after_step = False
         self.trust_to_give_back = None
+        self.stack_users_to_remove = None
         try:
             with calling_for(f"{task.stack_id}/{task.resource_name}"):
                 ready = self._run(task)
@@ -128,9 +128,20 @@ class StepRunner(CleanupSteps):
         self._fault(AFTER_OUTCOME, task)
         if self.wake_after_step:  # a parent's wait was cut short: claim it now
             self.deps.wake()
+        if self.stack_users_to_remove is not None:
+            self.remove_stack_users(*self.stack_users_to_remove)
         if self.trust_to_give_back is not None:
             self.give_back_trust(self.trust_to_give_back)
         return ready
+
+    def remove_stack_users(self, stack: Any, project_id: str) -> None:
+        """Delete a deleted stack tree's stack-domain project; failures are only logged."""
+        cloud = self.deps.scoped_cloud(stack)
+        try:
+            if cloud is not None:
+                delete_stack_user_project(cloud.client("identity"), project_id)
+        except Exception:  # the stack is gone either way; an empty project is harmless
+            log.warning("could not delete stack user project %s", project_id, exc_info=True)
 
     def give_back_trust(self, trust_id: str) -> None:
         """Delete a stack's trust (the stack is gone); failures are only logged."""
@@ -216,6 +227,10 @@ class StepRunner(CleanupSteps):
                 return self._fail(ld, ld.row, action, err.full_message)
         if ld.task.phase in (None, HOOK):
             return self._start_converge(ld, plugin_cls, props, metadata, cleared_hook=cleared)
+        if ld.task.phase == PREPARING:
+            return self._prepare_old(ld, plugin_cls, props, metadata, cookie)
+        if ld.task.phase == RESTORING:
+            return self._restore_old(ld, plugin_cls, props, metadata, cookie)
         action = cookie.get("action", "CREATE")
         row = ld.row
         ctx = self._context(ld, row, plugin_cls, action, props, metadata)
@@ -251,6 +266,9 @@ class StepRunner(CleanupSteps):
         if row.action == "INIT" and ld.traversal.action == "ADOPT" and row.physical_id:
             # Abandon data named the physical resource: take it over, do not create.
             return self._adopt_external(ld, plugin_cls, props, metadata, row.physical_id)
+        went_back = self._go_back(ld, plugin_cls, props, metadata)
+        if went_back is not None:  # a rollback to the row this one replaces
+            return went_back
         if row.action == "INIT" and (
             row.physical_id is not None or owner not in (None, ld.task.traversal_id)
         ):
@@ -348,49 +366,6 @@ class StepRunner(CleanupSteps):
             self._write_context(conn, ld, ctx)
         ld.owned = True
         return self._complete(ld, row, plugin, ctx, action="CREATE", started=True)
-
-    def _start_replacement(
-        self, ld: _Loaded, plugin_cls: type[Resource], props: dict[str, Any], metadata: Any
-    ) -> list[str]:
-        old = ld.row
-        new = NewResource(
-            id=self.deps.new_id(),
-            stack_id=old.stack_id,
-            root_stack_id=old.root_stack_id,
-            name=old.name,
-            type=ld.compiled.definition.resources[old.name].type,
-            raw_template_id=ld.traversal.raw_template_id,
-            replaces=old.id,
-        )
-        now = self.deps.clock.now()
-        cookie = {**_intent("CREATE", props, metadata), "replaces": old.id}
-        mine = ld.owned or old.owner_traversal_id == ld.task.traversal_id
-        with dbe.write(self.deps.db) as conn:
-            current = sdb.current_traversal_for_rows(conn, old.stack_id) == ld.task.traversal_id
-            if mine:  # the old row is not being acted on any more
-                rdb.release_resource(conn, old.id, traversal_id=ld.task.traversal_id, now=now)
-            if current:
-                created = rdb.create_resource(conn, new, now=now)
-                set_result_resource(conn, ld.task.lease, resource_id=created.id, now=now)
-                ld.row, ld.owned = created, False
-                if _can_find_existing(plugin_cls):
-                    # Record the intent before the create, as for any create that a
-                    # resumed step must look up instead of repeating.
-                    ld.own(conn, now)
-                    record_progress(conn, ld.task.lease, now=now, phase=REQUESTED, cookie=cookie)
-        if not current:
-            # A newer traversal was planned meanwhile, without this row: it decides.
-            return self._abandon(ld.task)
-        ld.task = _with_result(ld.task, created.id)
-        ctx = self._context(ld, created, plugin_cls, "CREATE", props, metadata)
-        plugin = plugin_cls(ctx)
-        try:
-            return self._begin(ld, plugin, ctx, "CREATE", props, cookie)
-        except Exception as err:
-            retry = self._retry_transient(ld, ctx, "CREATE", err)
-            if retry is not None:
-                return retry
-            return self._fail(ld, created, "CREATE", _reason(err, created.name), ctx)
 
     def _begin(
         self,

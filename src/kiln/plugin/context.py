@@ -46,6 +46,16 @@ class ResourceContext(Protocol):
     @property
     def metadata(self) -> Any: ...
 
+    def metadata_set(self, metadata: Any) -> None:
+        """Replace the resource's metadata (what ``GET .../metadata`` and in-instance
+        agents read); persisted with the step's outcome."""
+        ...
+
+    def stack_user_project_id(self) -> str:
+        """The stack-domain project of the stack's in-instance users, made on first use
+        and shared by the whole stack tree (needs the ``identity`` service)."""
+        ...
+
     @property
     def update_policy(self) -> Mapping[str, Any]:
         """The resource's resolved ``update_policy`` (``{}`` when none)."""

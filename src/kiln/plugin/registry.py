@@ -22,7 +22,12 @@ from kiln.core.errors import KilnError
 from kiln.plugin.resource import Resource
 from kiln.schema.custom import CustomConstraints
 from kiln.schema.properties import coerce_properties
-from kiln.schema.resource_types import ResourceType, SchemaType
+from kiln.schema.resource_types import (
+    NO_GLOBAL_ENVIRONMENT,
+    GlobalEnvironment,
+    ResourceType,
+    SchemaType,
+)
 
 R = TypeVar("R", bound=type[Resource])
 
@@ -64,11 +69,22 @@ class PluginType(SchemaType):
 
 
 class PluginRegistry:
-    """Resource plugins by type name."""
+    """Resource plugins by type name, and the global environment over them.
+
+    ``global_environment`` (type aliases and provider templates of the deployment's
+    ``environment_dir``) is read by the composition root and handed in: the template
+    layer layers every stack's registry over it.
+    """
 
     checked = True
 
-    def __init__(self, plugins: Iterable[type[Resource]] = ()) -> None:
+    def __init__(
+        self,
+        plugins: Iterable[type[Resource]] = (),
+        *,
+        global_environment: GlobalEnvironment = NO_GLOBAL_ENVIRONMENT,
+    ) -> None:
+        self.global_environment = global_environment
         self._plugins: dict[str, type[Resource]] = {}
         self._types: dict[str, ResourceType] = {}
         self._constraint_hooks: list[Callable[[CustomConstraints], None]] = []
@@ -110,9 +126,14 @@ class PluginRegistry:
             self.register_module(importlib.import_module(info.name))
 
     @classmethod
-    def discover(cls, group: str = ENTRY_POINT_GROUP) -> PluginRegistry:
+    def discover(
+        cls,
+        group: str = ENTRY_POINT_GROUP,
+        *,
+        global_environment: GlobalEnvironment = NO_GLOBAL_ENVIRONMENT,
+    ) -> PluginRegistry:
         """Every plugin named by installed ``kiln.resources`` entry points."""
-        registry = cls()
+        registry = cls(global_environment=global_environment)
         for ep in sorted(entry_points(group=group), key=lambda e: e.name):
             target = ep.load()
             if isinstance(target, ModuleType):

@@ -187,3 +187,39 @@ class Resource:
 
     def handle_signal(self, details: Mapping[str, Any] | None) -> None:
         raise ResourceFailure(f"Signal resource during {self.ctx.action} is not supported.")
+
+    # -- replacement (called on the old resource; see docs/engine.md) ------------------
+    # Each is a pair like the actions: the engine stores what the first one wrote in the
+    # resource data (and its cookie) before it polls the second, and either may run again
+    # after a crash, so record first and change the cloud in the check, idempotently.
+    def prepare_for_replace(self) -> Cookie:
+        """Before the replacement is created: record what must be freed (names, ports,
+        addresses) and what restore_prev_rsrc needs to take it back."""
+        return None
+
+    def check_prepare_for_replace_complete(self, cookie: Cookie) -> bool:
+        """Free what ``prepare_for_replace`` recorded; True when it is free."""
+        return True
+
+    def restore_prev_rsrc(self, replacement_id: str | None) -> Cookie:
+        """A rollback (or a later update) goes back to this resource although it was
+        prepared for a replacement: undo the preparation. ``replacement_id`` is the
+        physical id of the replacement, if it was created (it may hold what was freed)."""
+        return None
+
+    def check_restore_prev_rsrc_complete(self, cookie: Cookie) -> bool:
+        return True
+
+    # -- stack snapshot restore ------------------------------------------------------------
+    @classmethod
+    def properties_from_snapshot(
+        cls, properties: Mapping[str, Any], snapshot: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The template properties a restored stack gives the resource.
+
+        ``properties`` are the snapshot template's (unresolved: they may hold
+        functions); ``snapshot`` is what the stack snapshot kept of the resource:
+        ``{"type", "resource_id", "resource_data"}`` (what ``handle_snapshot`` stored).
+        By default the resource is restored from its properties.
+        """
+        return dict(properties)

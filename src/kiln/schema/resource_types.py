@@ -60,6 +60,24 @@ class ResourceType(Protocol):
         ...
 
 
+@dataclass(frozen=True, eq=False)
+class GlobalEnvironment:
+    """The deployment's global environment (Heat's ``environment_dir``), as data.
+
+    ``resource_registry`` is the merged and checked ``resource_registry`` of the
+    directory's files (kiln.template.global_environment builds it); ``templates`` holds
+    the text of the local templates its entries name, by location. Every stack's
+    registry is layered over it. Compared by identity: one object per process.
+    """
+
+    resource_registry: Mapping[str, Any] = field(default_factory=dict)
+    templates: Mapping[str, str] = field(default_factory=dict)
+
+
+#: no global environment: stacks see only their own registry
+NO_GLOBAL_ENVIRONMENT = GlobalEnvironment()
+
+
 class ResourceTypes(Protocol):
     """A catalogue of resource types by name."""
 
@@ -68,6 +86,12 @@ class ResourceTypes(Protocol):
     @property
     def checked(self) -> bool:
         """False when the catalogue accepts any type without knowing it."""
+        ...
+
+    @property
+    def global_environment(self) -> GlobalEnvironment:
+        """The type aliases and provider templates the deployment adds to its types
+        (Heat keeps both in its global environment's registry)."""
         ...
 
 
@@ -145,6 +169,7 @@ class UncheckedTypes:
     """Accepts every type name (used until the plugin registry exists)."""
 
     checked: bool = False
+    global_environment: GlobalEnvironment = NO_GLOBAL_ENVIRONMENT
 
     def get(self, type_name: str) -> ResourceType | None:
         return UncheckedType(type_name)
@@ -156,6 +181,7 @@ class TypeCatalogue:
 
     types: Mapping[str, ResourceType] = field(default_factory=dict)
     checked: bool = True
+    global_environment: GlobalEnvironment = NO_GLOBAL_ENVIRONMENT
 
     def get(self, type_name: str) -> ResourceType | None:
         return self.types.get(type_name)

@@ -16,8 +16,10 @@ from kiln.core.errors import EnvironmentParseError, KilnError, StackValidationFa
 from kiln.schema.custom import CustomConstraints
 from kiln.schema.resource_types import ResourceTypes
 from kiln.template.environment import Environment, merge_environment_files, parse_environment
+from kiln.template.global_environment import system_registry
 from kiln.template.loader import Document, load_environment
 from kiln.template.parameters import parse_parameter_schemas
+from kiln.template.registry import ResourceRegistry
 from kiln.template.stack import Limits, StackDefinition, StackIdentity
 from kiln.template.template import Template, json_size
 from kiln.template.versions import VERSION_KEYS
@@ -59,18 +61,23 @@ def build_environment(
     environment_files: Sequence[tuple[str, EnvironmentInput]] = (),
     parameters: Mapping[str, Any] | None = None,
     files: Mapping[str, Any] | None = None,
+    *,
+    global_registry: ResourceRegistry | None = None,
 ) -> Environment:
     """The stack's environment from an inline environment, files and parameters.
 
     With environment files, the inline environment is ignored entirely
     (reference 6.2); merge strategies look up parameter types in the template
-    and in every template of ``files`` (6.3), the template winning.
+    and in every template of ``files`` (6.3), the template winning. The result's
+    registry is layered over ``global_registry`` (the global environment's).
     """
     if environment_files:
         environment = None
     data, doc = _environment_data(environment, "<environment>")
     try:
-        base = parse_environment(data, name=doc.name if doc else "<environment>")
+        base = parse_environment(
+            data, name=doc.name if doc else "<environment>", global_registry=global_registry
+        )
     except KilnError as err:
         if doc is not None:
             err.locate(doc.source.locate)
@@ -136,7 +143,14 @@ def build_stack(
 ) -> StackDefinition:
     """Parse, merge and build; structural errors raise, the rest are in ``.errors``."""
     tmpl = as_template(template, max_size=limits.max_template_size if limits else None)
-    env = build_environment(tmpl, environment, environment_files, parameters, files)
+    env = build_environment(
+        tmpl,
+        environment,
+        environment_files,
+        parameters,
+        files,
+        global_registry=system_registry(types.global_environment) if types else None,
+    )
     return StackDefinition(
         tmpl,
         env,

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kiln.core.errors import KilnError, RequestLimitExceeded, StackValidationFailed
-from kiln.schema.properties import PropertySchema, coerce_properties
+from kiln.schema.properties import AttributeSchema, PropertySchema, coerce_properties
 from kiln.template.functions.base import ABSENT, resolve
 from kiln.template.parameters import NO_DEFAULT, parameter_property_schema
 from kiln.template.resources import ResourceEntry
@@ -37,12 +38,20 @@ class ProviderResource:
     supports_snapshot = True
 
     def __init__(
-        self, stack: StackDefinition, entry: ResourceEntry, type_name: str, location: str
+        self,
+        stack: StackDefinition,
+        entry: ResourceEntry,
+        type_name: str,
+        location: str,
+        *,
+        system: bool = False,
     ) -> None:
         self.stack = stack
         self.entry = entry
         self.type_name = type_name
         self.location = location
+        #: the mapping to the template is the global environment's (its templates apply)
+        self.system = system
         self.nested: StackDefinition | None = None
         self.template = self._load()
         self.property_schemas: dict[str, PropertySchema] = {}
@@ -58,12 +67,17 @@ class ProviderResource:
         if key is not None:
             self.location = key
         content = None if key is None else self.stack.files[key]
+        if content is None and self.system:
+            # 7.1: the files map first; then, for the global environment's own
+            # mappings only, the local templates read with it at start-up.
+            content = self.stack.types.global_environment.templates.get(self.location)
         if content is None:
+            why = "not present in the files map"
+            if self.system:
+                why += " and not read with the global environment"
             self.stack.errors.append(
                 StackValidationFailed(
-                    f'Could not fetch remote template "{self.location}": '
-                    "not present in the files map",
-                    path=at,
+                    f'Could not fetch remote template "{self.location}": {why}', path=at
                 )
             )
             return None
@@ -257,3 +271,39 @@ def _list_item(index: int, value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value) if isinstance(value, list) else str(value)
+
+
+@dataclass(frozen=True)
+class ProviderInterface:
+    """What a provider template offers as a resource type (7.2): for the type catalogue."""
+
+    description: str
+    properties: dict[str, PropertySchema]
+    attributes: dict[str, AttributeSchema]
+
+
+def provider_interface(text: str, location: str) -> ProviderInterface:
+    """Properties (the parameters) and attributes (the outputs, and ``show``) of a
+    provider template; raises a KilnError when it is not a template."""
+    from kiln.template.parameters import parse_parameter_schemas
+
+    template = Template.load(text, name=location)
+    schemas, _ = parse_parameter_schemas(template.section("parameters"), template.version)
+    outputs = template.section("outputs")
+    attributes = {
+        str(name): AttributeSchema(_described(body))
+        for name, body in (outputs.items() if isinstance(outputs, dict) else ())
+    }
+    attributes.setdefault("show", AttributeSchema("Everything known about the resource."))
+    return ProviderInterface(
+        description=_described(template.data),
+        properties={n: parameter_property_schema(s) for n, s in schemas.items()},
+        attributes=attributes,
+    )
+
+
+def _described(body: Any) -> str:
+    if not isinstance(body, dict):
+        return ""
+    found = body.get("description", body.get("Description"))
+    return found.strip() if isinstance(found, str) else ""

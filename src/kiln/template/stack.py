@@ -104,13 +104,17 @@ class StackDefinition:
         zones: tuple[str, ...] = ("nova",),
     ) -> None:
         from kiln.template.environment import parse_environment
+        from kiln.template.global_environment import system_registry
 
         self.template = template
         self.version = template.version
-        self.environment = environment if environment is not None else parse_environment({})
+        self.types: ResourceTypes = types if types is not None else UncheckedTypes()
+        if environment is None:
+            global_registry = system_registry(self.types.global_environment)
+            environment = parse_environment({}, global_registry=global_registry)
+        self.environment = environment
         self.files: Mapping[str, Any] = files or {}
         self.identity = identity or StackIdentity()
-        self.types: ResourceTypes = types if types is not None else UncheckedTypes()
         self.custom = custom if custom is not None else CustomConstraints.offline()
         self.check_values = check_values
         self.allow_missing = allow_missing

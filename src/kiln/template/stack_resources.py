@@ -29,6 +29,7 @@ from kiln.template.functions.base import (
     validate_functions,
 )
 from kiln.template.implicit_dependencies import implicit_requires
+from kiln.template.named_resources import with_named_attributes
 from kiln.template.resources import (
     ResourceDefinition,
     ResourceEntry,
@@ -194,6 +195,10 @@ class ResourceBuilder:
             f: self._parse(entry, f)
             for f in ("properties", "metadata", "update_policy", "deletion_policy", "external_id")
         }
+        if isinstance(typed, BuiltinResource):
+            parsed["properties"] = with_named_attributes(
+                typed.type.name, parsed["properties"], stack, entry.field_path("properties")
+            )
         policy = self._deletion_policy(entry, parsed["deletion_policy"], typed)
         external_id = self._external_id(entry, parsed["external_id"], type_name)
 
@@ -234,7 +239,9 @@ class ResourceBuilder:
             type_name, entry.name, lambda t: stack.types.get(t) is not None
         )
         if resolution.kind == "template":
-            return ProviderResource(stack, entry, type_name, resolution.target)
+            return ProviderResource(
+                stack, entry, type_name, resolution.target, system=resolution.system
+            )
         if resolution.kind == "builtin":
             return BuiltinResource(stack, resolution.target)
         self._error(

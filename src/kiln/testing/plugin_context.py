@@ -97,6 +97,8 @@ class FakeContext:
     custom: CustomConstraints | None = None
     data: dict[str, Any] = field(default_factory=dict)
     redacted: set[str] = field(default_factory=set)
+    #: the stack tree's stack-domain project, once made (through ``clients["identity"]``)
+    stack_user_project: str | None = None
     random: Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -124,6 +126,19 @@ class FakeContext:
         return physical_resource_name(
             self.stack_name, self.name, self.resource_uuid, self.name_limit
         )
+
+    def metadata_set(self, metadata: Any) -> None:
+        self.metadata = metadata
+
+    def stack_user_project_id(self) -> str:
+        if self.stack_user_project is None:
+            from kiln.plugin.stack_user import make_stack_user_project
+
+            project = make_stack_user_project(
+                self.client("identity"), self.project_id, self.stack_id
+            )
+            self.stack_user_project = project.id
+        return self.stack_user_project
 
     # -- data store -------------------------------------------------------------------
     def data_get(self, key: str, default: Any = None) -> Any:

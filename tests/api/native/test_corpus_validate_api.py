@@ -116,7 +116,6 @@ MISSING_TYPES: dict[str, tuple[str, ...]] = {
     "heat-templates/cfn/F17/WordPress_Single_Instance_With_HA.yaml": (
         "AWS::CloudFormation::WaitCondition",
         "AWS::CloudFormation::WaitConditionHandle",
-        "AWS::CloudWatch::Alarm",
         "AWS::EC2::Instance",
         "AWS::IAM::AccessKey",
         "AWS::IAM::User",
@@ -205,7 +204,6 @@ MISSING_TYPES: dict[str, tuple[str, ...]] = {
         "OS::Magnum::ClusterTemplate",
     ),
     "heat-templates/hot/mistral/templates/autoscaling_using_mistral.yaml": (
-        "OS::Ceilometer::Alarm",
         "OS::Heat::AutoScalingGroup",
         "OS::Heat::ScalingPolicy",
         "OS::Mistral::CronTrigger",
@@ -272,7 +270,6 @@ MISSING_TYPES: dict[str, tuple[str, ...]] = {
     "heat-templates/openshift-origin/F19/hot-template/openshift-scalable-cpu-nbgears/openshift.yaml": (
         "AWS::CloudFormation::WaitCondition",
         "AWS::CloudFormation::WaitConditionHandle",
-        "OS::Ceilometer::Alarm",
         "OS::Heat::AutoScalingGroup",
         "OS::Heat::ScalingPolicy",
         "OS::Neutron::RouterGateway",
@@ -280,7 +277,6 @@ MISSING_TYPES: dict[str, tuple[str, ...]] = {
     "heat-templates/openshift-origin/F19/hot-template/openshift-scalable-cpu/openshift.yaml": (
         "AWS::CloudFormation::WaitCondition",
         "AWS::CloudFormation::WaitConditionHandle",
-        "OS::Ceilometer::Alarm",
         "OS::Heat::AutoScalingGroup",
         "OS::Heat::ScalingPolicy",
         "OS::Neutron::RouterGateway",
@@ -288,7 +284,6 @@ MISSING_TYPES: dict[str, tuple[str, ...]] = {
     "heat-templates/openshift-origin/F19/hot-template/openshift-scalable-nbgears/openshift.yaml": (
         "AWS::CloudFormation::WaitCondition",
         "AWS::CloudFormation::WaitConditionHandle",
-        "OS::Ceilometer::Alarm",
         "OS::Heat::AutoScalingGroup",
         "OS::Heat::ScalingPolicy",
         "OS::Neutron::RouterGateway",

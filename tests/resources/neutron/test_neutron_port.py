@@ -111,14 +111,20 @@ def test_prepare_for_replace_frees_the_addresses_and_rollback_restores_them(
 ) -> None:
     fixed = [{"ip_address": "10.0.0.42"}]
     old, old_ctx = sandbox.created(Port, {**NET, "fixed_ips": fixed})
-    old.prepare_for_replace()
+    cookie = old.prepare_for_replace()
+    assert old.get_attribute("fixed_ips")[0]["ip_address"] == "10.0.0.42"  # only recorded
+    assert old.check_prepare_for_replace_complete(cookie)
     assert old.get_attribute("fixed_ips") == []
+    assert old.check_prepare_for_replace_complete(cookie)  # again (a resumed step): no harm
+    assert old_ctx.data["port_fip"][0]["ip_address"] == "10.0.0.42"
     new, _ = sandbox.created(Port, {**NET, "fixed_ips": fixed})  # takes the same address
     assert new.get_attribute("fixed_ips")[0]["ip_address"] == "10.0.0.42"
-    run_action(new, "delete")
-    old.restore_prev_rsrc()
+    # the rollback: the replacement still holds the address and gives it back
+    assert old.check_restore_prev_rsrc_complete(old.restore_prev_rsrc(new.ctx.physical_id))
+    assert new.get_attribute("fixed_ips") == []
     assert old.get_attribute("fixed_ips")[0]["ip_address"] == "10.0.0.42"
     assert "port_fip" not in old_ctx.data
+    assert old.restore_prev_rsrc(None) is None  # nothing left to restore
 
 
 def test_a_taken_address_is_the_clouds_conflict(sandbox: Sandbox) -> None:

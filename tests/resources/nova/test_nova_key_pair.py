@@ -23,7 +23,6 @@ def test_schema_matches_the_reference() -> None:
         "user": ("string", False, NO_DEFAULT, False, [custom("keystone.user")]),
     }
     assert set(KeyPair.attributes_schema) == {"public_key", "private_key"}
-    assert KeyPair.create_before_delete is False
 
 
 def test_generated_key_pair_keeps_its_private_key() -> None:
@@ -70,3 +69,22 @@ def test_check_of_a_missing_key_pair_fails() -> None:
     cloud.compute.delete_keypair("gone")
     with pytest.raises((NotFound, ResourceFailure)):
         run_action(res, "check")
+
+
+def test_prepare_for_replace_frees_the_name_and_restore_imports_the_key_again() -> None:
+    cloud = Cloud(with_network=False)
+    old, ctx = cloud.resource(KeyPair, {"name": "k", "public_key": PUBLIC_KEY})
+    run_action(old, "create")
+    cookie = old.prepare_for_replace()
+    assert cloud.compute.get_keypair("k").public_key == PUBLIC_KEY  # only recorded so far
+    assert old.check_prepare_for_replace_complete(cookie)
+    with pytest.raises(NotFound):
+        cloud.compute.get_keypair("k")
+    # the old resource forgot the pair: deleting it later spares the new pair of the name
+    assert ctx.physical_id is None and old.find_existing() is None
+    new, _ = cloud.resource(KeyPair, {"name": "k"})
+    run_action(new, "create")  # a generated key under the same name
+    assert old.check_restore_prev_rsrc_complete(old.restore_prev_rsrc("k"))
+    assert cloud.compute.get_keypair("k").public_key == PUBLIC_KEY
+    assert ctx.physical_id == "k"
+    assert old.restore_prev_rsrc("k") is None  # nothing left to restore

@@ -1,7 +1,9 @@
 """How the engine gets a cloud client for a stack: a connector, per service and scope.
 
 Service names are the keys plugins pass to ``ctx.client(...)``; each names a Protocol
-of this package (``compute`` -> :class:`kiln.cloud.api.compute.ComputeApi`, ...).
+of this package (``compute`` -> :class:`kiln.cloud.api.compute.ComputeApi`, ...;
+``identity`` -> :class:`kiln.cloud.api.identity.StackDomainApi`, which acts as the stack
+domain admin whatever the scope).
 Imports: stdlib and kiln.cloud.api only.
 """
 
@@ -12,7 +14,15 @@ from typing import Any, Protocol
 from kiln.cloud.api.scope import CloudScope
 
 #: the services a connector serves, by the name plugins ask for
-SERVICES = ("compute", "network", "block_storage", "image", "load_balancer", "alarming")
+SERVICES = (
+    "compute",
+    "network",
+    "block_storage",
+    "image",
+    "load_balancer",
+    "alarming",
+    "identity",
+)
 
 
 class CloudConnector(Protocol):

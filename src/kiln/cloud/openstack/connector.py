@@ -6,6 +6,8 @@ to that project (``connect_as_project``: the configured user needs a role there)
 scope that carries a Keystone trust, the connection authenticates with the trust.
 Connections are cached per scope; each client wraps the service's proxy in a
 :class:`~kiln.cloud.openstack.rest.RestClient` (errors, retries, endpoint limits).
+The ``identity`` client is the stack domain admin's, on a connection of its own
+(``stack_domain``), whatever the scope.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class OpenStackConnector:
         self._lock = threading.Lock()
         #: the service's own connection (the trustee of every trust), when configured
         self.trustee: Any = None
+        #: the stack domain admin's connection (domain-scoped), when configured
+        self.stack_domain: Any = None
+        self._identity: Any = None
 
     @classmethod
     def from_config(
@@ -66,9 +71,15 @@ class OpenStackConnector:
         auth: Mapping[str, Any] | None = None,
         retry: RetryPolicy | None = None,
         max_concurrency: int = 32,
+        stack_domain: Mapping[str, Any] | None = None,
         **options: Any,
     ) -> OpenStackConnector:
-        """From a clouds.yaml entry (``cloud``) and/or explicit ``auth`` settings."""
+        """From a clouds.yaml entry (``cloud``) and/or explicit ``auth`` settings.
+
+        ``stack_domain``: keystoneauth password settings of the stack domain admin,
+        domain-scoped (:func:`kiln.cloud.openstack.identity.stack_domain_auth`); without
+        them there is no ``identity`` client.
+        """
         import openstack
 
         # a cloud that stops answering must not hold an engine worker for ever: a call
@@ -89,6 +100,8 @@ class OpenStackConnector:
 
         connector = cls(connect, retry=retry, max_concurrency=max_concurrency)
         connector.trustee = base
+        if stack_domain is not None:
+            connector.stack_domain = openstack.connect(auth=dict(stack_domain), **options)
         return connector
 
     def connection(self, scope: CloudScope) -> Any:
@@ -102,6 +115,8 @@ class OpenStackConnector:
         return conn
 
     def client(self, service: str, scope: CloudScope) -> Any:
+        if service == "identity":
+            return self._stack_domain_client()
         try:
             attribute, module, class_name = CLIENTS[service]
         except KeyError:
@@ -109,6 +124,23 @@ class OpenStackConnector:
         proxy = getattr(self.connection(scope), attribute)
         rest = RestClient(proxy, service, retry=self._retry, max_concurrency=self._max_concurrency)
         return getattr(importlib.import_module(module), class_name)(rest)
+
+    def _stack_domain_client(self) -> Any:
+        """The stack domain admin's identity client (one for every scope)."""
+        if self.stack_domain is None:
+            raise LookupError("no stack domain admin configured for the identity client")
+        if self._identity is None:
+            from kiln.cloud.openstack.identity import OpenStackStackDomain
+
+            rest = RestClient(
+                self.stack_domain.identity,
+                "identity",
+                retry=self._retry,
+                max_concurrency=self._max_concurrency,
+            )
+            auth_url = str(self.stack_domain.config.auth["auth_url"])
+            self._identity = OpenStackStackDomain(rest, auth_url=auth_url)
+        return self._identity
 
     # -- trusts ---------------------------------------------------------------------------
     def create_trust(self, auth_token: str, scope: CloudScope) -> str:

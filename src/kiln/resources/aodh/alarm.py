@@ -5,8 +5,12 @@ physical resource name. Create is one POST (nothing to wait for). Every property
 in place except ``meter_name`` and ``time_constraints``: the whole document is rebuilt from
 the new properties and sent as an update (the client reads the alarm, merges the rule key
 by key and PUTs the whole alarm). Suspend and resume disable and enable the alarm; check
-reads it. ``get_resource`` gives the alarm id. Imports: kiln.plugin, kiln.schema,
-kiln.cloud.api.
+reads it. ``get_resource`` gives the alarm id. An action item naming a resource of the
+stack reaches the plugin already resolved to that resource's ``AlarmUrl``: the template
+layer turns it into a ``get_attr`` (kiln.template.named_resources), since a plugin cannot
+read another resource's attributes. Kiln's global environment maps
+``OS::Ceilometer::Alarm`` and ``OS::Metering::Alarm`` to this type.
+Imports: kiln.plugin, kiln.schema, kiln.cloud.api.
 """
 
 from __future__ import annotations

@@ -227,6 +227,24 @@ class CinderVolume(Resource):
     def check_snapshot_complete(self, cookie: Cookie) -> bool:
         return self._backup_done(self._volumes.get_backup(cookie["backup"]))
 
+    @classmethod
+    def properties_from_snapshot(
+        cls, properties: Mapping[str, Any], snapshot: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """A restored stack's volume comes from the backup its snapshot made.
+
+        The volume's source and size go: the backup has them (a volume made from an
+        image or another volume is replaced by one restored from the backup, any other
+        is restored in place).
+        """
+        backup = (snapshot.get("resource_data") or {}).get("backup_id")
+        if not backup:
+            return dict(properties)
+        dropped = ("image", "imageRef", "source_volid", "size")
+        out = {k: v for k, v in properties.items() if k not in dropped}
+        out["backup_id"] = backup
+        return out
+
     def handle_check(self) -> Cookie:
         volume = self._volumes.get_volume(str(self.ctx.physical_id))
         if volume.status not in ("available", "in-use"):

@@ -284,24 +284,45 @@ class Port(NeutronResource):
         return merged
 
     # -- replacement --------------------------------------------------------------------------
-    def prepare_for_replace(self) -> None:
-        """Free the addresses so the replacement port can take the same ones."""
-        if not self.ctx.physical_id:
-            return
-        try:
-            port = self.live()
-        except NotFound:
-            return
-        self.ctx.data_set(REPLACED_FIXED_IPS, port.fixed_ips)
-        self.network.update_port(self.ctx.physical_id, {"fixed_ips": []})
+    def prepare_for_replace(self) -> Cookie:
+        """Record the addresses, so that the check frees them for the replacement port.
 
-    def restore_prev_rsrc(self) -> None:
-        """Rollback of a replacement: give this port its addresses back."""
+        Recorded once: a repeated prepare (a resumed step, a second replacement of a
+        port whose addresses are already freed) keeps what the port first had.
+        """
+        if not self.ctx.physical_id:
+            return None
+        if self.ctx.data_get(REPLACED_FIXED_IPS) is None:
+            try:
+                port = self.live()
+            except NotFound:
+                return None
+            self.ctx.data_set(REPLACED_FIXED_IPS, _address_list(port.fixed_ips))
+        return {"port": self.ctx.physical_id}
+
+    def check_prepare_for_replace_complete(self, cookie: Cookie) -> bool:
+        if cookie is not None and self.ctx.data_get(REPLACED_FIXED_IPS):
+            try:
+                self.network.update_port(cookie["port"], {"fixed_ips": []})
+            except NotFound:
+                pass  # gone: nothing holds the addresses
+        return True
+
+    def restore_prev_rsrc(self, replacement_id: str | None) -> Cookie:
+        """Going back to this port: the replacement lets go of the addresses, this port
+        takes them again (reference: rollback restores them)."""
         fixed_ips = self.ctx.data_get(REPLACED_FIXED_IPS)
-        if not self.ctx.physical_id or not fixed_ips:
-            return
-        self.network.update_port(self.ctx.physical_id, {"fixed_ips": fixed_ips})
+        if not self.ctx.physical_id or fixed_ips is None:
+            return None
+        if replacement_id and replacement_id != self.ctx.physical_id:
+            try:
+                self.network.update_port(replacement_id, {"fixed_ips": []})
+            except NotFound:
+                pass
+        if fixed_ips:
+            self.network.update_port(self.ctx.physical_id, {"fixed_ips": fixed_ips})
         self.ctx.data_delete(REPLACED_FIXED_IPS)
+        return None
 
     # -- attributes ---------------------------------------------------------------------------
     def get_attribute(self, name: str) -> Any:
@@ -315,3 +336,10 @@ class Port(NeutronResource):
             return [self.network.get_subnet(s).show() for s in subnet_ids]
         except NotFound:
             return None
+
+
+def _address_list(fixed_ips: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A port's addresses as a port update takes them back."""
+    return [
+        {"subnet_id": ip.get("subnet_id"), "ip_address": ip.get("ip_address")} for ip in fixed_ips
+    ]

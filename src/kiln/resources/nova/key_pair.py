@@ -4,10 +4,13 @@ The key pair's id is its name, and ``get_resource`` gives the name. Without
 ``public_key`` Nova generates the pair (below microversion 2.92) and returns the
 private key once; with ``save_private_key`` it is kept (redacted) in the
 resource data for attribute ``private_key``. Nothing updates in place: any
-change replaces, and because the name is required and must stay unique, the old
-pair is deleted before the new one is made (``create_before_delete`` off, which
-is what Heat's ``prepare_for_replace`` achieves). ``user`` is passed on as the
-user id (Nova checks it). Imports: kiln.plugin, kiln.schema, kiln.cloud.api.
+change replaces, and as a user's pair names are unique, ``prepare_for_replace``
+deletes the old pair before the new one is made (reference) and forgets it (the
+old resource's delete must not delete the new pair of that name); it keeps the
+name and public key, so a rollback that goes back to the old pair imports it
+again (``restore_prev_rsrc``, after deleting the replacement's pair of that name).
+``user`` is passed on as the user id (Nova checks it).
+Imports: kiln.plugin, kiln.schema, kiln.cloud.api.
 """
 
 from __future__ import annotations
@@ -30,13 +33,14 @@ from kiln.schema.constraints import AllowedValues, CustomConstraint, Length
 from kiln.schema.properties import AttributeSchema, PropertySchema, PropertyType
 
 T = PropertyType
+#: data key: ``{"name", "public_key"}`` of a pair deleted for its replacement (a rollback
+#: imports it again)
+REPLACED_KEY_PAIR = "replaced_key_pair"
 
 
 @resource_type("OS::Nova::KeyPair")
 class KeyPair(Resource):
     """A Nova key pair; ``get_resource`` gives its name."""
-
-    create_before_delete = False  # the name is taken until the old pair is gone
 
     properties_schema = {
         "name": PropertySchema(
@@ -84,6 +88,8 @@ class KeyPair(Resource):
             )
 
     def find_existing(self) -> str | None:
+        if self.ctx.data_get(REPLACED_KEY_PAIR) is not None:
+            return None  # deleted for its replacement: a pair of the name is the new one
         try:
             found = compute(self.ctx).get_keypair(self.properties["name"], self._user_id())
         except NotFound:
@@ -110,6 +116,61 @@ class KeyPair(Resource):
             name = self.ctx.physical_id
             delete_ignoring_gone(lambda: api.delete_keypair(name, self._user_id()))
         return None
+
+    # -- replacement (the name is taken until the old pair is gone) ---------------------
+    def prepare_for_replace(self) -> Cookie:
+        """Keep the name and public key (for a rollback); the check deletes the pair."""
+        if not self.ctx.physical_id:
+            return None
+        if self.ctx.data_get(REPLACED_KEY_PAIR) is None:
+            try:
+                live = compute(self.ctx).get_keypair(self.ctx.physical_id, self._user_id())
+            except NotFound:
+                return None
+            kept = {"name": self.ctx.physical_id, "public_key": live.public_key}
+            self.ctx.data_set(REPLACED_KEY_PAIR, kept)
+        return {"name": self.ctx.physical_id}
+
+    def check_prepare_for_replace_complete(self, cookie: Cookie) -> bool:
+        """Delete the pair; the resource forgets it, so that deleting the resource
+        later does not delete its replacement's pair of the same name."""
+        if cookie is not None:
+            api = compute(self.ctx)
+            delete_ignoring_gone(lambda: api.delete_keypair(cookie["name"], self._user_id()))
+            self.ctx.set_physical_id(None)
+        return True
+
+    def restore_prev_rsrc(self, replacement_id: str | None) -> Cookie:
+        if self.ctx.data_get(REPLACED_KEY_PAIR) is None:
+            return None
+        return {"replacement": replacement_id}
+
+    def check_restore_prev_rsrc_complete(self, cookie: Cookie) -> bool:
+        """Import the kept public key under the old name again; a pair of that name
+        the replacement made goes first."""
+        if cookie is None:
+            return True
+        kept = self.ctx.data_get(REPLACED_KEY_PAIR)
+        api, name, user = compute(self.ctx), str(kept["name"]), self._user_id()
+        try:
+            live = api.get_keypair(name, user)
+        except NotFound:
+            live = None
+        if live is not None and live.public_key != kept["public_key"]:
+            if cookie["replacement"] != name:
+                raise ResourceFailure(f"Key pair {name} was taken by another key meanwhile")
+            delete_ignoring_gone(lambda: api.delete_keypair(name, user))
+            live = None
+        if live is None:
+            body: dict[str, Any] = {"name": name, "public_key": kept["public_key"]}
+            if self.properties.get("type"):
+                body["type"] = self.properties["type"]
+            if user:
+                body["user_id"] = user
+            api.create_keypair(body)
+        self.ctx.set_physical_id(name)
+        self.ctx.data_delete(REPLACED_KEY_PAIR)
+        return True
 
     def handle_check(self) -> Cookie:
         if not self.ctx.physical_id:

@@ -35,9 +35,17 @@ from kiln.resources.nova.server_create import (
     user_data_text,
 )
 from kiln.resources.nova.server_networks import ServerNetworks, network_client
+from kiln.resources.nova.server_replace import (
+    check_server_prepared,
+    check_server_restored,
+    prepare_server_for_replace,
+    restore_server_ports,
+    server_properties_from_snapshot,
+)
 from kiln.resources.nova.server_schema import SERVER_ATTRIBUTES, SERVER_PROPERTIES
 from kiln.resources.nova.server_status import DEFERRED, SNAPSHOT_TASKS, fetch, is_active
 from kiln.resources.nova.server_tags import kiln_tag, server_tags
+from kiln.resources.nova.server_transport import delete_agent_credentials, write_agent_metadata
 from kiln.resources.nova.server_updates import UpdateRunner, plan
 from kiln.resources.nova.server_validation import validate_server
 
@@ -109,6 +117,8 @@ class Server(Resource):
         if not self.ctx.physical_id:
             raise ResourceFailure(f"Server {self.ctx.name} was never created")
         api = compute(self.ctx)
+        # the template's metadata replaces the stored one: the agent's settings go back in
+        write_agent_metadata(self.ctx, new_properties)
         steps = plan(
             self.ctx,
             new_properties,
@@ -130,6 +140,7 @@ class Server(Resource):
 
     # -- delete -------------------------------------------------------------------------
     def handle_delete(self) -> Cookie:
+        delete_agent_credentials(self.ctx)
         server_id = self.ctx.physical_id
         if not server_id:
             ServerNetworks(self.ctx).delete_internal_ports()
@@ -218,6 +229,25 @@ class Server(Resource):
             return False
         server = fetch(compute(self.ctx), cookie["server"])
         return server is not None and server.task_state not in SNAPSHOT_TASKS
+
+    # -- replacement and snapshot restore (server_replace) -------------------------------
+    def prepare_for_replace(self) -> Cookie:
+        return prepare_server_for_replace(self.ctx)
+
+    def check_prepare_for_replace_complete(self, cookie: Cookie) -> bool:
+        return check_server_prepared(self.ctx, cookie)
+
+    def restore_prev_rsrc(self, replacement_id: str | None) -> Cookie:
+        return restore_server_ports(self.ctx, replacement_id)
+
+    def check_restore_prev_rsrc_complete(self, cookie: Cookie) -> bool:
+        return check_server_restored(self.ctx, cookie)
+
+    @classmethod
+    def properties_from_snapshot(
+        cls, properties: Mapping[str, Any], snapshot: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        return server_properties_from_snapshot(properties, snapshot)
 
     # -- attributes ---------------------------------------------------------------------
     def get_attribute(self, name: str) -> Any:

@@ -26,6 +26,7 @@ from kiln.resources.nova._compute import compute, require, supports
 from kiln.resources.nova.server_block_devices import legacy_mapping, v2_entries, v2_mapping
 from kiln.resources.nova.server_networks import ServerNetworks, entries
 from kiln.resources.nova.server_tags import server_tags
+from kiln.resources.nova.server_transport import write_agent_metadata
 from kiln.resources.nova.server_updates import server_metadata
 from kiln.resources.nova.server_user_data import build_user_data, encoded
 from kiln.resources.nova.server_validation import validate_server
@@ -103,6 +104,7 @@ def create_request(ctx: ResourceContext) -> tuple[dict[str, Any], dict[str, Any]
     raise_all(validate_server(props))
     api = compute(ctx)
     _check_features(ctx, api, props)
+    write_agent_metadata(ctx, props)  # before the user data, which carries the metadata
     flavor = api.find_flavor(props["flavor"])
     body: dict[str, Any] = {"name": server_name(ctx, props), "flavorRef": flavor.id}
     body["imageRef"] = _image_id(ctx, api, props, flavor) if props.get("image") else ""

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from identity_support import IdentityClient
+import requests
+from identity_support import ADMIN_PASSWORD, IdentityClient, password_auth
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -65,11 +66,14 @@ def test_lists_and_filters(client: IdentityClient, admin: str, seed) -> None:
     demo = client.request("GET", "/v3/projects?name=demo", admin).json()["projects"]
     assert [p["id"] for p in demo] == [seed.demo_project.id]
     users = [u["name"] for u in client.request("GET", "/v3/users", admin).json()["users"]]
-    assert users == ["admin", "demo", "kiln"]
+    assert users == ["admin", "demo", "heat_domain_admin", "kiln"]
     roles = {r["name"] for r in client.request("GET", "/v3/roles", admin).json()["roles"]}
     assert roles == {"admin", "member", "reader", "heat_stack_owner", "heat_stack_user"}
     domains = client.request("GET", "/v3/domains", admin).json()["domains"]
-    assert [(d["id"], d["name"]) for d in domains] == [("default", "Default")]
+    assert [(d["id"], d["name"]) for d in domains] == [
+        ("default", "Default"),
+        (seed.stack_domain.id, "heat"),
+    ]
     assert client.request("GET", f"/v3/users/{seed.demo_user.id}", admin).status_code == 200
     own = client.request("GET", f"/v3/users/{seed.admin_user.id}/projects", admin).json()
     assert [p["name"] for p in own["projects"]] == ["admin"]
@@ -91,7 +95,7 @@ def test_role_assignments(client: IdentityClient, admin: str, seed) -> None:
     assert first["scope"]["project"]["name"] == "demo"
 
     everything = client.request("GET", "/v3/role_assignments", admin).json()["role_assignments"]
-    assert len(everything) == 3
+    assert len(everything) == 4  # and heat_domain_admin's admin on domain heat
 
 
 def test_member_is_forbidden_admin_operations(client: IdentityClient, seed) -> None:
@@ -177,3 +181,87 @@ def test_services_and_endpoints(client: IdentityClient, admin: str) -> None:
     assert "http://127.0.0.1:8004/v1/%(project_id)s" in urls
     regions = client.request("GET", "/v3/regions", admin).json()["regions"]
     assert regions[0]["id"] == "RegionOne"
+
+
+def test_domain_admin_manages_its_own_domain_only(client: IdentityClient, admin: str, seed) -> None:
+    heat = seed.stack_domain
+    login = client.request(
+        "POST",
+        "/v3/auth/tokens",
+        json=password_auth(
+            "heat_domain_admin", ADMIN_PASSWORD, scope={"domain": {"id": heat.id}}, domain=heat.id
+        ),
+    )
+    assert login.status_code == 201, login.text
+    assert login.json()["token"]["domain"] == {"id": heat.id, "name": "heat"}
+    token = login.headers["X-Subject-Token"]
+
+    def call(method: str, path: str, body: dict | None = None) -> requests.Response:
+        return client.request(method, path, token, json=body)
+
+    # in domain heat: projects (the token's domain when the body names none), users,
+    # grants, credentials
+    project = call("POST", "/v3/projects", {"project": {"name": "stack-p"}})
+    assert project.status_code == 201, project.text
+    project_id = project.json()["project"]["id"]
+    assert project.json()["project"]["domain_id"] == heat.id
+    user = call(
+        "POST",
+        "/v3/users",
+        {"user": {"name": "stack-u", "password": "pw", "default_project_id": project_id}},
+    )
+    assert user.status_code == 201, user.text
+    user_id = user.json()["user"]["id"]
+    assert user.json()["user"]["domain_id"] == heat.id
+    role = call("GET", "/v3/roles?name=heat_stack_user").json()["roles"][0]
+    assert (
+        call("PUT", f"/v3/projects/{project_id}/users/{user_id}/roles/{role['id']}").status_code
+        == 204
+    )
+    listed = call("GET", f"/v3/projects?name=stack-p&domain_id={heat.id}").json()["projects"]
+    assert [p["id"] for p in listed] == [project_id]
+    users = [u["name"] for u in call("GET", "/v3/users").json()["users"]]
+    assert users == ["heat_domain_admin", "stack-u"]
+    patched = call("PATCH", f"/v3/users/{user_id}", {"user": {"enabled": False}})
+    assert patched.status_code == 200 and patched.json()["user"]["enabled"] is False
+    blob = '{"access": "a1", "secret": "s1"}'
+    credential = {"type": "ec2", "user_id": user_id, "project_id": project_id, "blob": blob}
+    created = call("POST", "/v3/credentials", {"credential": credential})
+    assert created.status_code == 201, created.text
+    own = call("GET", f"/v3/credentials?user_id={user_id}&type=ec2").json()["credentials"]
+    assert [c["id"] for c in own] == [created.json()["credential"]["id"]]
+
+    # anywhere else, or making cloud admins: 403
+    demo_user, demo_project = seed.demo_user.id, seed.demo_project.id
+    admin_role = seed.roles["admin"].id
+    for method, path, body in (
+        ("POST", "/v3/projects", {"project": {"name": "x", "domain_id": "default"}}),
+        ("POST", "/v3/users", {"user": {"name": "x", "domain_id": "default"}}),
+        ("POST", "/v3/users", {"user": {"name": "x", "default_project_id": demo_project}}),
+        ("GET", "/v3/projects?domain_id=default", None),
+        ("GET", "/v3/users?domain_id=default", None),
+        ("GET", f"/v3/projects/{demo_project}", None),
+        ("PATCH", f"/v3/projects/{demo_project}", {"project": {"description": "x"}}),
+        ("DELETE", f"/v3/projects/{demo_project}", None),
+        ("GET", f"/v3/users/{demo_user}", None),
+        ("PATCH", f"/v3/users/{demo_user}", {"user": {"enabled": False}}),
+        ("DELETE", f"/v3/users/{demo_user}", None),
+        ("PUT", f"/v3/projects/{demo_project}/users/{user_id}/roles/{role['id']}", None),
+        ("PUT", f"/v3/projects/{project_id}/users/{demo_user}/roles/{role['id']}", None),
+        ("PUT", f"/v3/projects/{project_id}/users/{user_id}/roles/{admin_role}", None),
+        ("PUT", f"/v3/domains/{heat.id}/users/{user_id}/roles/{admin_role}", None),
+        ("POST", "/v3/credentials", {"credential": {**credential, "user_id": demo_user}}),
+        ("GET", "/v3/role_assignments", None),
+        ("POST", "/v3/roles", {"role": {"name": "x"}}),
+        ("POST", "/v3/domains", {"domain": {"name": "x"}}),
+    ):
+        resp = call(method, path, body)
+        assert resp.status_code == 403, (method, path, resp.text)
+    assert call("GET", f"/v3/credentials?user_id={demo_user}").json()["credentials"] == []
+
+    # its objects: deleted by it, or by a cloud admin
+    credential_id = created.json()["credential"]["id"]
+    assert call("DELETE", f"/v3/credentials/{credential_id}").status_code == 204
+    assert call("DELETE", f"/v3/users/{user_id}").status_code == 204
+    assert call("DELETE", f"/v3/users/{user_id}").status_code == 404
+    assert client.request("DELETE", f"/v3/projects/{project_id}", admin).status_code == 204

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from identity_support import IdentityClient
+from identity_support import ADMIN_PASSWORD, IdentityClient
 from sqlalchemy.engine import Engine
 
 from kiln.cloud.sandbox.http_server import serve_in_thread
@@ -31,8 +31,33 @@ def test_bootstrap_is_idempotent_and_resets_passwords(store: IdentityStore, seed
     assert again.admin_project == seed.admin_project
     assert again.demo_user.id == seed.demo_user.id
     assert check_password("new-demo", store.get_user(seed.demo_user.id).password_hash)
-    assert len(store.list_assignments()) == 3
+    assert len(store.list_assignments()) == 4
     assert [p.name for p in store.list_projects()] == ["admin", "demo", "service"]
+
+
+def test_bootstrap_makes_the_stack_user_domain_and_its_admin(store: IdentityStore, seed) -> None:
+    domain, admin = seed.stack_domain, seed.stack_domain_admin
+    assert (domain.name, domain.enabled) == ("heat", True)
+    assert (admin.name, admin.domain_id, admin.enabled) == ("heat_domain_admin", domain.id, True)
+    # the admin password unless told otherwise; admin on domain heat and nothing else
+    assert check_password(ADMIN_PASSWORD, admin.password_hash)
+    grants = store.list_assignments(user_id=admin.id)
+    assert [(a.target_type, a.target_id, a.role_id) for a in grants] == [
+        ("domain", domain.id, seed.roles["admin"].id)
+    ]
+    assert store.list_projects(domain_id=domain.id) == []
+
+    again = bootstrap(
+        store,
+        admin_password=ADMIN_PASSWORD,
+        demo_password="d",
+        stack_domain_admin_password="own-secret",
+    )
+    assert again.stack_domain == domain
+    assert again.stack_domain_admin.id == admin.id
+    assert check_password("own-secret", store.get_user(admin.id).password_hash)
+    assert len(store.list_assignments(user_id=admin.id)) == 1
+    assert [d.name for d in store.list_domains()] == ["Default", "heat"]
 
 
 def test_implied_roles_are_transitive(store: IdentityStore, seed) -> None:

@@ -9,7 +9,10 @@ users, roles (with implied roles), role assignments, trusts and EC2 credentials.
     app = create_identity_app(store, catalog=[CatalogEntry("orchestration", "heat", url)])
     handle = serve_in_thread(app, "127.0.0.1", 5000)   # kiln.cloud.sandbox.http_server
 
-Services that validate tokens against it: ``middleware_conf.auth_token_conf``.
+Services that validate tokens against it: ``middleware_conf.auth_token_conf``. Bootstrap
+also makes Heat's stack-user domain ``heat`` and its domain admin ``heat_domain_admin``;
+an admin token scoped to a domain manages that domain only. The engine's in-process
+identity client (``adapter.StackDomainAdapter``) acts as that admin.
 """
 
 from kiln.cloud.sandbox.identity.app import create_identity_app

@@ -1,4 +1,5 @@
-"""Seed the identity service: the default domain, admin and demo projects, users, roles.
+"""Seed the identity service: the default domain, admin and demo projects, users, roles,
+and Heat's stack-user domain ``heat`` with its domain admin ``heat_domain_admin``.
 
 Idempotent: what exists is kept (passwords are set to the given ones, as
 ``keystone-manage bootstrap`` does), what is missing is created. Safe to run from two
@@ -13,7 +14,7 @@ from typing import TypeVar
 
 from kiln.cloud.sandbox.identity.errors import Conflict, NotFound
 from kiln.cloud.sandbox.identity.passwords import check_password
-from kiln.cloud.sandbox.identity.records import Project, Role, User
+from kiln.cloud.sandbox.identity.records import Domain, Project, Role, User
 from kiln.cloud.sandbox.identity.store import IdentityStore
 
 T = TypeVar("T")
@@ -24,6 +25,10 @@ ROLE_NAMES = ("admin", "member", "reader", "heat_stack_owner", "heat_stack_user"
 # prior -> implied: a token with admin also lists member and reader.
 IMPLIED_ROLES = (("admin", "member"), ("member", "reader"))
 SERVICE_USER = "kiln"
+#: Heat's stack-user domain (stack_user_domain_name) and the admin of that domain alone
+#: (stack_domain_admin), who makes each stack's project, users and EC2 keys there
+STACK_USER_DOMAIN_NAME = "heat"
+STACK_DOMAIN_ADMIN = "heat_domain_admin"
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,8 @@ class BootstrapResult:
     demo_user: User
     service_user: User
     roles: dict[str, Role]
+    stack_domain: Domain
+    stack_domain_admin: User
 
 
 def _ensure(find: Callable[[], T], create: Callable[[], T]) -> T:
@@ -48,10 +55,12 @@ def _ensure(find: Callable[[], T], create: Callable[[], T]) -> T:
         return find()
 
 
-def _ensure_user(store: IdentityStore, name: str, password: str) -> User:
+def _ensure_user(
+    store: IdentityStore, name: str, password: str, domain_id: str = DEFAULT_DOMAIN_ID
+) -> User:
     user = _ensure(
-        lambda: store.find_user(name=name, domain_id=DEFAULT_DOMAIN_ID),
-        lambda: store.create_user(name, domain_id=DEFAULT_DOMAIN_ID, password=password),
+        lambda: store.find_user(name=name, domain_id=domain_id),
+        lambda: store.create_user(name, domain_id=domain_id, password=password),
     )
     if not check_password(password, user.password_hash) or not user.enabled:
         user = store.update_user(user.id, password=password, enabled=True)
@@ -72,12 +81,15 @@ def bootstrap(
     demo_password: str,
     service_password: str | None = None,
     service_user_name: str = SERVICE_USER,
+    stack_domain_admin_password: str | None = None,
 ) -> BootstrapResult:
-    """Create what is missing; ``service_password`` defaults to the admin password.
+    """Create what is missing; ``service_password`` and ``stack_domain_admin_password``
+    default to the admin password.
 
-    Users: ``admin`` (admin on project admin), ``demo`` (member on project demo) and the
+    Users: ``admin`` (admin on project admin), ``demo`` (member on project demo), the
     orchestration service user ``kiln`` (admin on project admin, used by
-    keystonemiddleware and as the trustee of stack trusts).
+    keystonemiddleware and as the trustee of stack trusts) and, in domain ``heat``,
+    ``heat_domain_admin`` (admin on domain ``heat`` only).
     """
     _ensure(
         lambda: store.get_domain(DEFAULT_DOMAIN_ID),
@@ -110,6 +122,18 @@ def bootstrap(
         (service_user, "admin", admin_project),
     ):
         store.grant(user.id, roles[role].id, target_type="project", target_id=project.id)
+    stack_domain = _ensure(
+        lambda: store.find_domain(name=STACK_USER_DOMAIN_NAME),
+        lambda: store.create_domain(
+            STACK_USER_DOMAIN_NAME, description="Heat's stack users and their projects"
+        ),
+    )
+    stack_domain_admin = _ensure_user(
+        store, STACK_DOMAIN_ADMIN, stack_domain_admin_password or admin_password, stack_domain.id
+    )
+    store.grant(
+        stack_domain_admin.id, roles["admin"].id, target_type="domain", target_id=stack_domain.id
+    )
     return BootstrapResult(
         admin_project=admin_project,
         demo_project=demo_project,
@@ -118,4 +142,6 @@ def bootstrap(
         demo_user=demo_user,
         service_user=service_user,
         roles=roles,
+        stack_domain=stack_domain,
+        stack_domain_admin=stack_domain_admin,
     )

@@ -1,7 +1,9 @@
 """Domains, projects and users: what ``openstack project|user ...`` and Heat use.
 
-Listing and changing them needs the admin role; a user may read itself and a token may
-read its own project.
+Listing and changing them needs a cloud admin (admin on a project), or an admin of their
+domain (a domain-scoped token with the admin role: Heat's stack domain admin) for the
+projects and users of that domain only. A user may read itself and a token may read its
+own project.
 """
 
 from __future__ import annotations
@@ -17,14 +19,18 @@ from kiln.cloud.sandbox.identity.documents import (
     user_doc,
 )
 from kiln.cloud.sandbox.identity.errors import Forbidden, ValidationError
+from kiln.cloud.sandbox.identity.records import Project as ProjectRecord
+from kiln.cloud.sandbox.identity.records import User as UserRecord
 from kiln.cloud.sandbox.identity.tokens import TokenInfo
 from kiln.cloud.sandbox.identity.web import (
+    FORBIDDEN,
     IdentityService,
     field,
     flag,
     name_field,
     query,
     read_json,
+    require_domain,
 )
 
 
@@ -35,6 +41,36 @@ def _default_domain(caller: TokenInfo) -> str:
 
 def _enabled_filter(req: falcon.Request) -> bool | None:
     return flag(req, "enabled") if "enabled" in req.params else None
+
+
+def _listed_domain(service: IdentityService, req: falcon.Request) -> str | None:
+    """The ``domain_id`` filter of a project or user list: a domain admin lists its own
+    domain only (403 when it asks for another); a cloud admin lists what it asks for."""
+    caller = service.caller(req)
+    wanted = query(req, "domain_id")
+    if caller.is_admin:
+        return wanted
+    domain_id = wanted or (caller.domain.id if caller.domain is not None else "")
+    require_domain(caller, domain_id)
+    return domain_id
+
+
+def _managed_project(caller: TokenInfo, service: IdentityService, project_id: str) -> ProjectRecord:
+    """A project the caller may change (403 before 404 for callers who manage no domain)."""
+    if not (caller.is_admin or caller.domain is not None):
+        raise Forbidden(FORBIDDEN)
+    project = service.store.get_project(project_id)
+    require_domain(caller, project.domain_id)
+    return project
+
+
+def _managed_user(caller: TokenInfo, service: IdentityService, user_id: str) -> UserRecord:
+    """A user the caller may change (403 before 404 for callers who manage no domain)."""
+    if not (caller.is_admin or caller.domain is not None):
+        raise Forbidden(FORBIDDEN)
+    user = service.store.get_user(user_id)
+    require_domain(caller, user.domain_id)
+    return user
 
 
 class Domains:
@@ -74,11 +110,11 @@ class Projects:
         self.service = service
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.service.admin(req)
+        domain_id = _listed_domain(self.service, req)
         base = self.service.base_url(req)
         projects = self.service.store.list_projects(
             name=query(req, "name"),
-            domain_id=query(req, "domain_id"),
+            domain_id=domain_id,
             parent_id=query(req, "parent_id"),
             enabled=_enabled_filter(req),
         )
@@ -87,14 +123,16 @@ class Projects:
         )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        caller = self.service.admin(req)
+        caller = self.service.caller(req)
         ref = field(read_json(req), "project", dict)
+        domain_id = field(ref, "domain_id", str, required=False) or _default_domain(caller)
+        require_domain(caller, domain_id)
         tags = field(ref, "tags", list, required=False) or []
         if not all(isinstance(tag, str) for tag in tags):
             raise ValidationError("'tags' must be a list of strings.")
         project = self.service.store.create_project(
             name_field(ref),
-            domain_id=field(ref, "domain_id", str, required=False) or _default_domain(caller),
+            domain_id=domain_id,
             description=field(ref, "description", str, required=False) or "",
             enabled=field(ref, "enabled", bool, required=False) is not False,
             parent_id=field(ref, "parent_id", str, required=False),
@@ -111,13 +149,14 @@ class Project:
     def on_get(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
         caller = self.service.caller(req)
         own = caller.project is not None and caller.project.id == project_id
-        if not (own or caller.is_admin):
-            raise Forbidden("You are not authorized to perform the requested action.")
-        project = self.service.store.get_project(project_id)
+        if own:
+            project = self.service.store.get_project(project_id)
+        else:
+            project = _managed_project(caller, self.service, project_id)
         resp.media = {"project": project_doc(project, self.service.base_url(req))}
 
     def on_patch(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
-        self.service.admin(req)
+        _managed_project(self.service.caller(req), self.service, project_id)
         ref = field(read_json(req), "project", dict)
         changes: dict[str, Any] = {}
         for key, kind in (("description", str), ("enabled", bool), ("tags", list)):
@@ -131,7 +170,7 @@ class Project:
         resp.media = {"project": project_doc(project, self.service.base_url(req))}
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
-        self.service.admin(req)
+        _managed_project(self.service.caller(req), self.service, project_id)
         self.service.store.delete_project(project_id)
         resp.status = falcon.HTTP_204
 
@@ -141,23 +180,25 @@ class Users:
         self.service = service
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.service.admin(req)
+        domain_id = _listed_domain(self.service, req)
         base = self.service.base_url(req)
         users = self.service.store.list_users(
-            name=query(req, "name"), domain_id=query(req, "domain_id"), enabled=_enabled_filter(req)
+            name=query(req, "name"), domain_id=domain_id, enabled=_enabled_filter(req)
         )
         resp.media = collection("users", (user_doc(u, base) for u in users), base, "users")
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        caller = self.service.admin(req)
+        caller = self.service.caller(req)
         ref = field(read_json(req), "user", dict)
         store = self.service.store
+        domain_id = field(ref, "domain_id", str, required=False) or _default_domain(caller)
+        require_domain(caller, domain_id)
         default_project_id = field(ref, "default_project_id", str, required=False)
         if default_project_id is not None:
-            store.get_project(default_project_id)
+            require_domain(caller, store.get_project(default_project_id).domain_id)
         user = store.create_user(
             name_field(ref),
-            domain_id=field(ref, "domain_id", str, required=False) or _default_domain(caller),
+            domain_id=domain_id,
             password=field(ref, "password", str, required=False),
             enabled=field(ref, "enabled", bool, required=False) is not False,
             default_project_id=default_project_id,
@@ -179,7 +220,8 @@ class User:
         resp.media = {"user": user_doc(user, self.service.base_url(req))}
 
     def on_patch(self, req: falcon.Request, resp: falcon.Response, user_id: str) -> None:
-        self.service.admin(req)
+        caller = self.service.caller(req)
+        _managed_user(caller, self.service, user_id)
         ref = field(read_json(req), "user", dict)
         changes: dict[str, Any] = {}
         if "name" in ref:
@@ -196,12 +238,13 @@ class User:
             if key in ref:
                 changes[key] = field(ref, key, kind, required=key not in nullable)
         if changes.get("default_project_id"):
-            self.service.store.get_project(changes["default_project_id"])
+            project = self.service.store.get_project(changes["default_project_id"])
+            require_domain(caller, project.domain_id)
         user = self.service.store.update_user(user_id, **changes)
         resp.media = {"user": user_doc(user, self.service.base_url(req))}
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, user_id: str) -> None:
-        self.service.admin(req)
+        _managed_user(self.service.caller(req), self.service, user_id)
         self.service.store.delete_user(user_id)
         resp.status = falcon.HTTP_204
 

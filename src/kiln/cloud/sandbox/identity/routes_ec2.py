@@ -1,4 +1,8 @@
-"""Credentials (``/v3/credentials``), the per-user EC2 API (OS-EC2) and ``/v3/ec2tokens``."""
+"""Credentials (``/v3/credentials``), the per-user EC2 API (OS-EC2) and ``/v3/ec2tokens``.
+
+A user manages its own credentials; a cloud admin anyone's; a domain admin those of the
+users of its domain (Heat's stack domain admin making key pairs for stack users).
+"""
 
 from __future__ import annotations
 
@@ -27,14 +31,31 @@ from kiln.cloud.sandbox.identity.errors import (
 from kiln.cloud.sandbox.identity.records import Credential
 from kiln.cloud.sandbox.identity.tokens import TokenInfo
 from kiln.cloud.sandbox.identity.trusts import get_trust
-from kiln.cloud.sandbox.identity.web import IdentityService, field, query, read_json
+from kiln.cloud.sandbox.identity.web import (
+    FORBIDDEN,
+    IdentityService,
+    field,
+    query,
+    read_json,
+)
 
-_FORBIDDEN = "You are not authorized to perform the requested action."
+
+def _may_manage(service: IdentityService, caller: TokenInfo, user_id: str) -> bool:
+    """The caller is the user, a cloud admin, or an admin of the user's domain."""
+    if caller.is_admin or caller.user.id == user_id:
+        return True
+    if caller.domain is None:
+        return False
+    try:
+        user = service.store.get_user(user_id)
+    except NotFound:
+        return False
+    return caller.administers(user.domain_id)
 
 
-def _owned(caller: TokenInfo, credential: Credential) -> Credential:
-    if not (caller.is_admin or caller.user.id == credential.user_id):
-        raise Forbidden(_FORBIDDEN)
+def _owned(service: IdentityService, caller: TokenInfo, credential: Credential) -> Credential:
+    if not _may_manage(service, caller, credential.user_id):
+        raise Forbidden(FORBIDDEN)
     return credential
 
 
@@ -45,9 +66,11 @@ class Credentials:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         caller = self.service.caller(req)
         user_id = query(req, "user_id")
-        if not caller.is_admin:
+        if user_id is None and not caller.is_admin:
             user_id = caller.user.id  # others see only their own
-        found = list_credentials(self.service.store, user_id=user_id, type=query(req, "type"))
+        found = []
+        if user_id is None or _may_manage(self.service, caller, user_id):
+            found = list_credentials(self.service.store, user_id=user_id, type=query(req, "type"))
         base = self.service.base_url(req)
         resp.media = collection(
             "credentials", (credential_doc(c, base) for c in found), base, "credentials"
@@ -57,8 +80,8 @@ class Credentials:
         caller = self.service.caller(req)
         ref = field(read_json(req), "credential", dict)
         user_id = field(ref, "user_id", str)
-        if not (caller.is_admin or caller.user.id == user_id):
-            raise Forbidden(_FORBIDDEN)
+        if not _may_manage(self.service, caller, user_id):
+            raise Forbidden(FORBIDDEN)
         kind = field(ref, "type", str)
         project_id = field(ref, "project_id", str, required=kind == "ec2")
         credential = create_credential(
@@ -78,12 +101,12 @@ class CredentialItem:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, credential_id: str) -> None:
         caller = self.service.caller(req)
-        credential = _owned(caller, get_credential(self.service.store, credential_id))
+        credential = _owned(self.service, caller, get_credential(self.service.store, credential_id))
         resp.media = {"credential": credential_doc(credential, self.service.base_url(req))}
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, credential_id: str) -> None:
         caller = self.service.caller(req)
-        _owned(caller, get_credential(self.service.store, credential_id))
+        _owned(self.service, caller, get_credential(self.service.store, credential_id))
         delete_credential(self.service.store, credential_id)
         resp.status = falcon.HTTP_204
 

@@ -1,4 +1,9 @@
-"""Roles, grants (``/v3/projects/{p}/users/{u}/roles/{r}``) and ``/v3/role_assignments``."""
+"""Roles, grants (``/v3/projects/{p}/users/{u}/roles/{r}``) and ``/v3/role_assignments``.
+
+A grant needs a cloud admin, or an admin of the domain of both the target and the user
+(Heat's stack domain admin giving its users ``heat_stack_user``). A domain admin may not
+hand out the admin role: admin on a project is cloud admin here.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,16 @@ import falcon
 from kiln.cloud.sandbox.identity.documents import collection, role_doc
 from kiln.cloud.sandbox.identity.errors import Forbidden, NotFound
 from kiln.cloud.sandbox.identity.records import Assignment
+from kiln.cloud.sandbox.identity.tokens import TokenInfo
 from kiln.cloud.sandbox.identity.web import (
+    FORBIDDEN,
     IdentityService,
     field,
     flag,
     name_field,
     query,
     read_json,
+    require_domain,
 )
 
 
@@ -84,21 +92,34 @@ class Grant:
         self.service = service
         self.target_type = target_type
 
-    def _grant(self, ids: dict[str, str]) -> tuple[str, str, dict[str, str]]:
-        """Check that the three exist; (user id, role id, target keywords)."""
+    def _grant(
+        self, ids: dict[str, str], changer: TokenInfo | None = None
+    ) -> tuple[str, str, dict[str, str]]:
+        """Check that the three exist, and that ``changer`` (when given) may grant or
+        revoke the role; (user id, role id, target keywords)."""
         target_id = ids[f"{self.target_type}_id"]
-        _check_target(self.service, self.target_type, target_id)
-        self.service.store.get_user(ids["user_id"])
+        if changer is not None and not (changer.is_admin or changer.domain is not None):
+            raise Forbidden(FORBIDDEN)
+        target_domain = _check_target(self.service, self.target_type, target_id)
+        user = self.service.store.get_user(ids["user_id"])
         self.service.store.get_role(ids["role_id"])
+        if changer is not None and not changer.is_admin:
+            require_domain(changer, target_domain)
+            require_domain(changer, user.domain_id)
+            if self._confers_admin(ids["role_id"]):
+                raise Forbidden(FORBIDDEN)
         return (
             ids["user_id"],
             ids["role_id"],
             {"target_type": self.target_type, "target_id": target_id},
         )
 
+    def _confers_admin(self, role_id: str) -> bool:
+        store = self.service.store
+        return any(r.name == "admin" for r in store.roles_by_id(store.expand_implied([role_id])))
+
     def on_put(self, req: falcon.Request, resp: falcon.Response, **ids: str) -> None:
-        self.service.admin(req)
-        user_id, role_id, target = self._grant(ids)
+        user_id, role_id, target = self._grant(ids, self.service.caller(req))
         self.service.store.grant(user_id, role_id, **target)
         resp.status = falcon.HTTP_204
 
@@ -112,17 +133,16 @@ class Grant:
     on_get = on_head
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, **ids: str) -> None:
-        self.service.admin(req)
-        user_id, role_id, target = self._grant(ids)
+        user_id, role_id, target = self._grant(ids, self.service.caller(req))
         self.service.store.revoke_grant(user_id, role_id, **target)
         resp.status = falcon.HTTP_204
 
 
-def _check_target(service: IdentityService, target_type: str, target_id: str) -> None:
+def _check_target(service: IdentityService, target_type: str, target_id: str) -> str:
+    """404 unless the project or domain exists; the domain it is in (or is)."""
     if target_type == "project":
-        service.store.get_project(target_id)
-    else:
-        service.store.get_domain(target_id)
+        return service.store.get_project(target_id).domain_id
+    return service.store.get_domain(target_id).id
 
 
 class RoleAssignments:

@@ -94,7 +94,17 @@ class TokenInfo:
 
     @property
     def is_admin(self) -> bool:
-        return "admin" in self.role_names
+        """A cloud admin: the admin role on a project (or through a trust). The admin
+        role on a domain makes a domain admin only (:meth:`administers`)."""
+        return "admin" in self.role_names and self.domain is None
+
+    def administers(self, domain_id: str) -> bool:
+        """Whether the token may manage the domain's projects, users and grants."""
+        if self.is_admin:
+            return True
+        return (
+            self.domain is not None and self.domain.id == domain_id and "admin" in self.role_names
+        )
 
 
 def new_audit_id() -> str:

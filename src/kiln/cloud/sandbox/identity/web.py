@@ -55,17 +55,34 @@ class IdentityService:
         return self.tokens.validate(token)
 
     def admin(self, req: falcon.Request) -> TokenInfo:
-        """The caller, who must hold the admin role; 403 otherwise."""
+        """The caller, who must be a cloud admin (admin on a project); 403 otherwise."""
         caller = self.caller(req)
         if not caller.is_admin:
-            raise Forbidden("You are not authorized to perform the requested action.")
+            raise Forbidden(FORBIDDEN)
         return caller
 
     def admin_or_self(self, req: falcon.Request, user_id: str) -> TokenInfo:
+        """The caller, who must be the user, a cloud admin or an admin of the user's domain."""
         caller = self.caller(req)
         if not (caller.is_admin or caller.user.id == user_id):
-            raise Forbidden("You are not authorized to perform the requested action.")
+            require_domain(caller, self._user_domain(caller, user_id))
         return caller
+
+    def _user_domain(self, caller: TokenInfo, user_id: str) -> str:
+        """The user's domain, looked up only for a domain-scoped caller (others get 403
+        whether the user exists or not)."""
+        if caller.domain is None:
+            raise Forbidden(FORBIDDEN)
+        return self.store.get_user(user_id).domain_id
+
+
+FORBIDDEN = "You are not authorized to perform the requested action."
+
+
+def require_domain(caller: TokenInfo, domain_id: str) -> None:
+    """403 unless the caller may manage what lives in ``domain_id``."""
+    if not caller.administers(domain_id):
+        raise Forbidden(FORBIDDEN)
 
 
 def read_json(req: falcon.Request) -> dict[str, Any]:

@@ -8,9 +8,13 @@ import random
 import uuid
 from dataclasses import dataclass
 
+from kiln.cloud.sandbox.cloud import SandboxCloud
+from kiln.cloud.sandbox.connector import SandboxConnector
+from kiln.cloud.sandbox.identity.adapter import SandboxIdentity
 from kiln.core.clock import VirtualClock
 from kiln.db.engine import create_engine
 from kiln.db.migrate import upgrade
+from kiln.engine.cloud_constraints import register_cloud_constraints
 from kiln.engine.service import Caller, StackRequest, StackService
 from kiln.engine.steps import EngineDeps
 from kiln.engine.worker import Worker
@@ -64,3 +68,14 @@ def make_harness(
         new_id=lambda: str(uuid.UUID(int=rng.getrandbits(128) ^ next(counter), version=4)),
     )
     return Harness(StackService(deps), Worker(deps), clock, deps)
+
+
+def sandbox_harness(
+    tmp_path: pathlib.Path, cloud: SandboxCloud, *, identity: SandboxIdentity | None = None
+) -> Harness:
+    """A harness whose engine acts on the in-process sandbox (with its Keystone's stack
+    user domain when ``identity`` is given), cloud-backed constraints included."""
+    harness = make_harness(tmp_path)
+    harness.deps.cloud = SandboxConnector(cloud, identity=identity)
+    register_cloud_constraints(harness.deps.custom)
+    return harness

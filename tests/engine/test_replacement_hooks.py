@@ -9,16 +9,14 @@ import pathlib
 from typing import Any
 
 import pytest
-from engine_support import CALLER, Harness, make_harness
+from engine_support import CALLER, Harness, sandbox_harness
 
 from kiln.cloud.api.scope import CloudScope
 from kiln.cloud.sandbox.assemble import build_cloud
 from kiln.cloud.sandbox.cloud import SandboxCloud
 from kiln.cloud.sandbox.compute import keygen
-from kiln.cloud.sandbox.connector import SandboxConnector
 from kiln.cloud.sandbox.simulator import FaultRule
 from kiln.db.tasks import NodeTask
-from kiln.engine.cloud_constraints import register_cloud_constraints
 from kiln.engine.step_replace import PREPARING, RESTORING
 
 
@@ -29,10 +27,7 @@ def cloud() -> SandboxCloud:
 
 @pytest.fixture
 def h(tmp_path: pathlib.Path, cloud: SandboxCloud) -> Harness:
-    harness = make_harness(tmp_path)
-    harness.deps.cloud = SandboxConnector(cloud)
-    register_cloud_constraints(harness.deps.custom)
-    return harness
+    return sandbox_harness(tmp_path, cloud)
 
 
 def status(h: Harness, stack_id: str) -> tuple[str, str]:

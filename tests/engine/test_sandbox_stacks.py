@@ -7,13 +7,11 @@ from __future__ import annotations
 import pathlib
 
 import pytest
-from engine_support import CALLER, Harness, make_harness
+from engine_support import CALLER, Harness, sandbox_harness
 
 from kiln.cloud.sandbox.assemble import build_cloud
 from kiln.cloud.sandbox.cloud import SandboxCloud
-from kiln.cloud.sandbox.connector import SandboxConnector
 from kiln.cloud.sandbox.simulator import FaultRule
-from kiln.engine.cloud_constraints import register_cloud_constraints
 
 NETWORK = """
 heat_template_version: 2021-04-16
@@ -45,10 +43,7 @@ def cloud() -> SandboxCloud:
 
 @pytest.fixture
 def h(tmp_path: pathlib.Path, cloud: SandboxCloud) -> Harness:
-    harness = make_harness(tmp_path)
-    harness.deps.cloud = SandboxConnector(cloud)
-    register_cloud_constraints(harness.deps.custom)
-    return harness
+    return sandbox_harness(tmp_path, cloud)
 
 
 def state(h: Harness, stack_id: str) -> tuple[str, str, str]:

@@ -7,13 +7,11 @@ import pathlib
 from typing import Any
 
 import pytest
-from engine_support import CALLER, Harness, make_harness
+from engine_support import CALLER, Harness, sandbox_harness
 
 from kiln.cloud.api.scope import CloudScope
 from kiln.cloud.sandbox.assemble import build_cloud
 from kiln.cloud.sandbox.cloud import SandboxCloud
-from kiln.cloud.sandbox.connector import SandboxConnector
-from kiln.engine.cloud_constraints import register_cloud_constraints
 from kiln.engine.snapshot_restore import restored_template
 from kiln.template.stack import StackIdentity
 
@@ -41,10 +39,7 @@ def cloud() -> SandboxCloud:
 
 @pytest.fixture
 def h(tmp_path: pathlib.Path, cloud: SandboxCloud) -> Harness:
-    harness = make_harness(tmp_path)
-    harness.deps.cloud = SandboxConnector(cloud)
-    register_cloud_constraints(harness.deps.custom)
-    return harness
+    return sandbox_harness(tmp_path, cloud)
 
 
 def physical(h: Harness, stack_id: str) -> dict[str, Any]:

@@ -10,20 +10,18 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from engine_support import CALLER, Harness, make_harness
+from engine_support import CALLER, Harness, sandbox_harness
 
 from kiln.cloud.api.errors import NotFound
 from kiln.cloud.api.scope import CloudScope
 from kiln.cloud.sandbox.assemble import build_cloud
 from kiln.cloud.sandbox.cloud import SandboxCloud
-from kiln.cloud.sandbox.connector import SandboxConnector
 from kiln.cloud.sandbox.identity import IdentityStore, bootstrap
 from kiln.cloud.sandbox.identity.adapter import SandboxIdentity, StackDomainAdapter
 from kiln.cloud.sandbox.identity.tokens import TokenService
 from kiln.db import engine as dbe
 from kiln.db import resources as rdb
 from kiln.db import stacks as sdb
-from kiln.engine.cloud_constraints import register_cloud_constraints
 from kiln.engine.plan import current_rows
 from kiln.plugin.heat_endpoints import SERVICE as ENDPOINTS
 from kiln.plugin.heat_endpoints import HeatEndpoints
@@ -83,13 +81,11 @@ def identity(tmp_path: pathlib.Path) -> StackDomainAdapter:
 
 @pytest.fixture
 def h(tmp_path: pathlib.Path, cloud: SandboxCloud, identity: StackDomainAdapter) -> Harness:
-    harness = make_harness(tmp_path)
-    harness.deps.cloud = SandboxConnector(cloud, identity=identity.identity)
+    harness = sandbox_harness(tmp_path, cloud, identity=identity.identity)
     harness.deps.clients = {
         **harness.deps.clients,
         ENDPOINTS: HeatEndpoints(metadata_server_url=CFN_URL, region_name="RegionOne"),
     }
-    register_cloud_constraints(harness.deps.custom)
     return harness
 
 
@@ -206,9 +202,7 @@ def test_transports_this_cloud_cannot_serve_fail_with_the_reason(h: Harness) -> 
 def test_without_a_stack_user_domain_the_server_fails_clearly(
     tmp_path: pathlib.Path, cloud: SandboxCloud
 ) -> None:
-    harness = make_harness(tmp_path)
-    harness.deps.cloud = SandboxConnector(cloud)
-    register_cloud_constraints(harness.deps.custom)
+    harness = sandbox_harness(tmp_path, cloud)
     stack_id = harness.create(SERVER)
     harness.run()
     action, state, reason = status(harness, stack_id)

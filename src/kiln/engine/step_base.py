@@ -127,6 +127,14 @@ def poll_delay(polls: int) -> float:
     return float(min(0.1 * (1.5**polls), 2.0))
 
 
+def next_poll(cookie: dict[str, Any], hint: Any) -> tuple[dict[str, Any], float]:
+    """The cookie with one more poll counted, and the seconds until that poll (the
+    plugin's ``poll_after`` hint, or the default backoff)."""
+    polls = int(cookie.get("polls", 0)) + 1
+    delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
+    return {**cookie, "polls": polls}, delay
+
+
 class LeaseTooShort(BaseException):
     """Too little of the task's lease is left to start a cloud call safely (self-fencing).
 

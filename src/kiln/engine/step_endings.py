@@ -47,7 +47,7 @@ from kiln.engine.step_base import (  # noqa: F401
     _Loaded,
     _reason,
     _with_result,
-    poll_delay,
+    next_poll,
 )
 from kiln.plugin.nested import ChildWait
 from kiln.plugin.resource import Resource
@@ -435,10 +435,8 @@ class StepEndings(StepBase):
         first: bool,
     ) -> list[str]:
         """The action is not done: record progress and come back when the next poll is due."""
-        polls = int(cookie.get("polls", 0)) + 1
-        cookie = {**cookie, "polls": polls}
         hint = plugin.poll_after(cookie.get("plugin"))
-        delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
+        cookie, delay = next_poll(cookie, hint)
         now = self.deps.clock.now()
         self._fault(BEFORE_OUTCOME, ld.task)
         with dbe.write(self.deps.db) as conn:

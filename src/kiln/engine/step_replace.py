@@ -57,7 +57,7 @@ from kiln.engine.step_base import (
     _overrides,
     _reason,
     _with_result,
-    poll_delay,
+    next_poll,
 )
 from kiln.engine.step_cleanup import CleanupSteps
 from kiln.plugin.resource import Resource
@@ -446,10 +446,8 @@ class ReplacementSteps(CleanupSteps):
         cookie: dict[str, Any],
     ) -> list[str]:
         """The hook is not done: store its progress and poll again when due."""
-        polls = int(cookie.get("polls", 0)) + 1
-        cookie = {**cookie, "polls": polls}
         hint = plugin.poll_after(cookie.get("plugin"))
-        delay = poll_delay(polls) if hint is None else max(0.0, float(hint))
+        cookie, delay = next_poll(cookie, hint)
         now = self.deps.clock.now()
         self._fault(BEFORE_OUTCOME, ld.task)
         with dbe.write(self.deps.db) as conn:

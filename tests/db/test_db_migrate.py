@@ -61,14 +61,14 @@ def test_comparison_notices_a_difference(db: Engine) -> None:
 
 def test_upgrade_is_idempotent_and_at_head(db: Engine) -> None:
     upgrade(db)
-    assert current_revision(db) == head_revision() == "0005_stack_trust_id"
+    assert current_revision(db) == head_revision() == "0006_stack_user_project"
 
 
 def test_upgrade_from_url_on_a_new_sqlite_file(tmp_path: object) -> None:
     url = f"sqlite:///{tmp_path}/fresh.sqlite"
     assert current_revision(url) is None
     upgrade(url)
-    assert current_revision(url) == "0005_stack_trust_id"
+    assert current_revision(url) == "0006_stack_user_project"
 
 
 def test_downgrade_to_base_removes_every_table(tmp_path: object) -> None:

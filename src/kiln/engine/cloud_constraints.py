@@ -27,6 +27,7 @@ LOOKUPS: Mapping[str, tuple[str, str, str]] = {
     "glance.image": ("image", "find_image", "Image"),
     "neutron.network": ("network", "find_network", "Network"),
     "neutron.subnet": ("network", "find_subnet", "Subnet"),
+    "neutron.subnetpool": ("network", "find_subnetpool", "Subnet Pool"),
     "neutron.port": ("network", "find_port", "Port"),
     "neutron.router": ("network", "find_router", "Router"),
     "neutron.security_group": ("network", "find_security_group", "Security Group"),

@@ -35,6 +35,13 @@ def test_create_with_a_network_then_delete() -> None:
     assert res.find_existing() == ctx.physical_id
     assert res.reference_id() == ctx.physical_id
 
+    # a create found again after a crash is polled without the lost create cookie
+    found, again = server(cloud, networks=[{"network": "private"}])
+    again.resource_uuid = ctx.resource_uuid
+    again.set_physical_id(found.find_existing())
+    assert again.physical_id == ctx.physical_id
+    assert found.check_create_complete(None) is True
+
     ip = res.get_attribute("first_address")
     assert ip.startswith("10.0.0.")
     assert res.get_attribute("networks") == {"private": [ip], net_id: [ip]}

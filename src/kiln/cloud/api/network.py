@@ -8,7 +8,7 @@ the object as ``GET /v2.0/{plural}/{id}`` returns it. ``find_*`` follows opensta
 by id, then by name (0 matches: NotFound, more than one: MultipleMatches); extra
 keyword filters narrow the name lookup (``find_security_group("default",
 project_id=p)``). Tag calls name the REST collection (``networks``, ``subnets``,
-``ports``, ``routers``, ``floatingips``, ``security-groups``).
+``subnetpools``, ``ports``, ``routers``, ``floatingips``, ``security-groups``).
 Imports: stdlib and kiln.cloud.api only.
 """
 
@@ -20,7 +20,15 @@ from typing import Any, Protocol
 from kiln.cloud.api.records import Record
 
 #: REST collections that carry tags (``PUT /v2.0/{collection}/{id}/tags``)
-TAGGED_COLLECTIONS = ("networks", "subnets", "ports", "routers", "floatingips", "security-groups")
+TAGGED_COLLECTIONS = (
+    "networks",
+    "subnets",
+    "subnetpools",
+    "ports",
+    "routers",
+    "floatingips",
+    "security-groups",
+)
 
 
 class _NeutronRecord(Record):
@@ -113,6 +121,53 @@ class Subnet(_NeutronRecord):
     @property
     def segment_id(self) -> str | None:
         return self.raw.get("segment_id")
+
+    @property
+    def subnetpool_id(self) -> str | None:
+        return self.raw.get("subnetpool_id")
+
+
+class SubnetPool(_NeutronRecord):
+    """A Neutron subnet pool (``GET /v2.0/subnetpools/{id}``)."""
+
+    @property
+    def prefixes(self) -> list[str]:
+        return list(self.raw.get("prefixes") or [])
+
+    @property
+    def ip_version(self) -> int:
+        return int(self.raw.get("ip_version") or 4)
+
+    @property
+    def default_prefixlen(self) -> int | None:
+        value = self.raw.get("default_prefixlen")
+        return None if value is None else int(value)
+
+    @property
+    def min_prefixlen(self) -> int | None:
+        value = self.raw.get("min_prefixlen")
+        return None if value is None else int(value)
+
+    @property
+    def max_prefixlen(self) -> int | None:
+        value = self.raw.get("max_prefixlen")
+        return None if value is None else int(value)
+
+    @property
+    def shared(self) -> bool:
+        return bool(self.raw.get("shared"))
+
+    @property
+    def is_default(self) -> bool:
+        return bool(self.raw.get("is_default"))
+
+    @property
+    def default_quota(self) -> int | None:
+        return self.raw.get("default_quota")
+
+    @property
+    def address_scope_id(self) -> str | None:
+        return self.raw.get("address_scope_id")
 
 
 class Port(_NeutronRecord):
@@ -321,6 +376,31 @@ class NetworkApi(Protocol):
 
     def delete_subnet(self, subnet_id: str) -> None:
         """``DELETE /v2.0/subnets/{id}``; Conflict while ports hold addresses on it."""
+        ...
+
+    # -- subnet pools ----------------------------------------------------------------------
+    def create_subnetpool(self, body: Mapping[str, Any]) -> SubnetPool:
+        """``POST /v2.0/subnetpools`` (``prefixes`` required; ``shared``/``is_default`` admin)."""
+        ...
+
+    def get_subnetpool(self, subnetpool_id: str) -> SubnetPool:
+        """``GET /v2.0/subnetpools/{id}``; NotFound when absent."""
+        ...
+
+    def find_subnetpool(self, name_or_id: str, **filters: Any) -> SubnetPool:
+        """By id, then by name; NotFound / MultipleMatches."""
+        ...
+
+    def list_subnetpools(self, **filters: Any) -> list[SubnetPool]:
+        """``GET /v2.0/subnetpools`` with equality filters (``is_default=``, ``shared=``)."""
+        ...
+
+    def update_subnetpool(self, subnetpool_id: str, body: Mapping[str, Any]) -> SubnetPool:
+        """``PUT /v2.0/subnetpools/{id}`` (prefixes may only grow)."""
+        ...
+
+    def delete_subnetpool(self, subnetpool_id: str) -> None:
+        """``DELETE /v2.0/subnetpools/{id}``; BadRequest while subnets were taken from it."""
         ...
 
     # -- ports -----------------------------------------------------------------------------

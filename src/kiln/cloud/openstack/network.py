@@ -22,6 +22,7 @@ from kiln.cloud.api.network import (
     SecurityGroup,
     SecurityGroupRule,
     Subnet,
+    SubnetPool,
 )
 from kiln.cloud.api.records import Record
 from kiln.cloud.openstack.rest import RestClient
@@ -159,6 +160,25 @@ class OpenStackNetwork:
 
     def delete_subnet(self, subnet_id: str) -> None:
         self._delete("subnets", subnet_id)
+
+    # -- subnet pools ----------------------------------------------------------------------
+    def create_subnetpool(self, body: Mapping[str, Any]) -> SubnetPool:
+        return self._create(SubnetPool, "subnetpools", "subnetpool", body)
+
+    def get_subnetpool(self, subnetpool_id: str) -> SubnetPool:
+        return self._show(SubnetPool, "subnetpools", "subnetpool", subnetpool_id)
+
+    def find_subnetpool(self, name_or_id: str, **filters: Any) -> SubnetPool:
+        return self._find(SubnetPool, "subnetpools", "subnetpool", name_or_id, filters)
+
+    def list_subnetpools(self, **filters: Any) -> list[SubnetPool]:
+        return self._list(SubnetPool, "subnetpools", filters)
+
+    def update_subnetpool(self, subnetpool_id: str, body: Mapping[str, Any]) -> SubnetPool:
+        return self._update(SubnetPool, "subnetpools", "subnetpool", subnetpool_id, body)
+
+    def delete_subnetpool(self, subnetpool_id: str) -> None:
+        self._delete("subnetpools", subnetpool_id)
 
     # -- ports -----------------------------------------------------------------------------
     def create_port(self, body: Mapping[str, Any]) -> Port:

@@ -6,9 +6,9 @@
 pick the first address and is left out. ``allocation_pools`` and ``host_routes`` are
 sent as given and update in place (removing either clears it). ``segment`` may only be
 set on update while the subnet has none. Subnets have no status: create and update
-complete at once. ``subnetpool`` and ``segment`` are sent as ids (the network client
-has no lookup for them). Reference resource-types.md section 2, OS::Neutron::Subnet.
-Imports: kiln.plugin, kiln.schema, kiln.core, kiln.cloud.api.
+complete at once. ``subnetpool`` is resolved to an id; ``segment`` is sent as given (the
+network client has no lookup for segments). Reference resource-types.md section 2,
+OS::Neutron::Subnet. Imports: kiln.plugin, kiln.schema, kiln.core, kiln.cloud.api.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ class Subnet(NeutronResource):
         body = self.base_body()
         body["network_id"] = self.network.find_network(self.prop("network")).id
         if props.get("subnetpool") is not None:
-            body["subnetpool_id"] = props["subnetpool"]
+            body["subnetpool_id"] = self.network.find_subnetpool(props["subnetpool"]).id
             if props.get("prefixlen") is not None:
                 body["prefixlen"] = props["prefixlen"]
         else:

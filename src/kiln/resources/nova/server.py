@@ -99,15 +99,21 @@ class Server(Resource):
         return {"server": created.id}
 
     def check_create_complete(self, cookie: Cookie) -> bool:
+        if cookie is None:
+            # Found by find_existing after a crash: the create's cookie and its agent
+            # settings were lost with the step (the stack user is found by name).
+            write_agent_metadata(self.ctx, self.properties)
+            cookie = {"server": str(self.ctx.physical_id)}
+        server_id = cookie["server"]
         api = compute(self.ctx)
-        if not is_active(fetch(api, cookie["server"]), "Creating server"):
+        if not is_active(fetch(api, server_id), "Creating server"):
             return False
         nets = ServerNetworks(self.ctx)
-        nets.associate_pending_floating_ips(cookie["server"])
+        nets.associate_pending_floating_ips(server_id)
         tags = self.properties.get("tags")
         if tags and not supports(api, CREATE_WITH_TAGS):
-            api.set_server_tags(cookie["server"], server_tags(self.ctx, tags))
-        nets.record_external_ports(api, cookie["server"])
+            api.set_server_tags(server_id, server_tags(self.ctx, tags))
+        nets.record_external_ports(api, server_id)
         return True
 
     # -- update -------------------------------------------------------------------------

@@ -84,7 +84,7 @@ class AttachmentOps(ServerOps):
             neutron = self._neutron()
             undo: Undo = []
             if port_id:
-                self.bind_existing_port(server, str(port_id), undo)
+                self.bind_existing_port(server, str(port_id), undo, missing=NotFound)
             else:
                 port_id = self.create_nic(scope, server, str(net_id), fixed_ip, None, undo)
             if body.get("tag"):

@@ -2,7 +2,7 @@
 
 Called while creating a server, under the store lock. Every side effect on another
 service is recorded in an undo list, so a request that fails half-way (a taken fixed IP,
-an unknown volume) leaves no stray port or volume behind.
+a port still in use, an unknown volume) leaves no stray port or volume behind.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kiln.cloud.api.errors import BadRequest, CloudError, NotFound
+from kiln.cloud.api.errors import BadRequest, CloudError, Conflict, NotFound
 from kiln.cloud.api.scope import CloudScope
 from kiln.cloud.sandbox.compute import validation
 from kiln.cloud.sandbox.compute.base import ComputeBase, Version, at_least
@@ -172,12 +172,25 @@ class BootOps(ComputeBase):
                 port_id = entry.get("port") or server["_created_ports"][-1]
                 server["_port_tags"][port_id] = entry["tag"]
 
-    def bind_existing_port(self, server: dict[str, Any], port_id: str, undo: Undo) -> None:
+    def bind_existing_port(
+        self,
+        server: dict[str, Any],
+        port_id: str,
+        undo: Undo,
+        *,
+        missing: type[CloudError] = BadRequest,
+    ) -> None:
+        """Bind a port the user made to the server. Nova refuses a port that already has a
+        device (409 ``PortInUse``, even this server); a missing port is ``missing`` (400 on
+        boot, 404 on interface attach)."""
         neutron = self.cloud.network
         try:
-            neutron.bind_port(port_id, server["id"], DEVICE_OWNER)
+            port = neutron.get_port_internal(port_id)
         except NotFound:
-            raise BadRequest(f"Port id {port_id} could not be found.") from None
+            raise missing(f"Port id {port_id} could not be found.") from None
+        if port.get("device_id"):
+            raise Conflict(f"Port {port_id} is still in use.")
+        neutron.bind_port(port_id, server["id"], DEVICE_OWNER)
         undo.append(lambda: neutron.unbind_port(port_id))
 
     def create_nic(

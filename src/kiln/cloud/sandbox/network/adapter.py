@@ -21,6 +21,7 @@ from kiln.cloud.api.network import (
     SecurityGroup,
     SecurityGroupRule,
     Subnet,
+    SubnetPool,
 )
 from kiln.cloud.api.records import Record
 from kiln.cloud.api.scope import CloudScope
@@ -112,6 +113,30 @@ class NetworkAdapter:
 
     def delete_subnet(self, subnet_id: str) -> None:
         self.model.delete_subnet(self.scope, subnet_id)
+
+    # -- subnet pools ----------------------------------------------------------------------
+    def create_subnetpool(self, body: Mapping[str, Any]) -> SubnetPool:
+        return self._wrap(SubnetPool, self.model.create_subnetpool(self.scope, body))
+
+    def get_subnetpool(self, subnetpool_id: str) -> SubnetPool:
+        return self._wrap(SubnetPool, self.model.get_subnetpool(self.scope, subnetpool_id))
+
+    def find_subnetpool(self, name_or_id: str, **filters: Any) -> SubnetPool:
+        m = self.model
+        return self._find(
+            SubnetPool, m.get_subnetpool, m.list_subnetpools, "subnetpool", name_or_id, filters
+        )
+
+    def list_subnetpools(self, **filters: Any) -> list[SubnetPool]:
+        docs = self.model.list_subnetpools(self.scope, **filters)
+        return [self._wrap(SubnetPool, d) for d in docs]
+
+    def update_subnetpool(self, subnetpool_id: str, body: Mapping[str, Any]) -> SubnetPool:
+        doc = self.model.update_subnetpool(self.scope, subnetpool_id, body)
+        return self._wrap(SubnetPool, doc)
+
+    def delete_subnetpool(self, subnetpool_id: str) -> None:
+        self.model.delete_subnetpool(self.scope, subnetpool_id)
 
     # -- ports -----------------------------------------------------------------------------
     def create_port(self, body: Mapping[str, Any]) -> Port:

@@ -44,6 +44,7 @@ class Collection:
 COLLECTIONS = (
     Collection("networks", "network", "network"),
     Collection("subnets", "subnet", "subnet"),
+    Collection("subnetpools", "subnetpool", "subnetpool"),
     Collection("ports", "port", "port"),
     Collection("routers", "router", "router"),
     Collection("floatingips", "floatingip", "floating_ip"),

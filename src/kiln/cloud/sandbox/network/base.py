@@ -1,12 +1,12 @@
 """What every part of the simulated Neutron shares: documents, visibility, filters, errors.
 
-The network model is built in layers (security groups, networks, subnets, ports,
-routers, floating IPs, then :class:`~kiln.cloud.sandbox.network.model.NetworkModel`),
+The network model is built in layers (security groups, networks, subnet pools, subnets,
+ports, routers, floating IPs, then :class:`~kiln.cloud.sandbox.network.model.NetworkModel`),
 each a subclass of the one below, so a layer may use everything beneath it. This module
 is the bottom: the common fields of every Neutron object (reference section 4: ``id``,
 ``project_id``/``tenant_id``, ``name``, ``description``, ``tags``, timestamps,
-``revision_number``), who may see what (own objects; shared and external networks; admin
-sees all), list filters (equality, repeated values, tag filters), quotas (409
+``revision_number``), who may see what (own objects; shared and external networks, shared
+subnet pools; admin sees all), list filters (equality, repeated values, tag filters), quotas (409
 ``OverQuota``) and Neutron's typed errors.
 """
 
@@ -32,6 +32,7 @@ _NOT_FOUND = {
     "security_group": ("SecurityGroupNotFound", "Security group {} does not exist."),
     "security_group_rule": ("SecurityGroupRuleNotFound", "Security group rule {} does not exist."),
     "segment": ("SegmentNotFound", "Segment {} could not be found."),
+    "subnetpool": ("SubnetPoolNotFound", "Subnet pool {} could not be found."),
 }
 
 #: quota names per store kind (Neutron's resource names)
@@ -202,6 +203,8 @@ class NetworkBase:
             return True
         if kind == "network":
             return bool(doc.get("shared") or doc.get("router:external"))
+        if kind == "subnetpool":
+            return bool(doc.get("shared"))
         if kind in ("subnet", "segment"):
             network = self.store.get("network", doc["network_id"])
             return network is not None and self._visible(scope, "network", network)

@@ -187,3 +187,42 @@ def check_host_address(network: IpNetwork, address: IpAddress, subnet_id: str) -
     hosts = host_range(network)
     if hosts is None or not int(hosts[0]) <= int(address) <= int(hosts[1]):
         raise IpamError(f"IP address {address} is not a valid IP for subnet {subnet_id}.")
+
+
+# -- subnet pools: prefixes handed out as subnets ------------------------------------------
+def compact(networks: Iterable[IpNetwork]) -> list[IpNetwork]:
+    """The fewest CIDRs covering ``networks`` (overlaps and neighbours merged), in order."""
+    return list(ipaddress.collapse_addresses(networks))  # type: ignore[type-var]
+
+
+def free_prefixes(prefixes: Iterable[IpNetwork], taken: Iterable[IpNetwork]) -> list[IpNetwork]:
+    """What of ``prefixes`` no ``taken`` CIDR covers, as the largest CIDRs in address order."""
+    free = compact(prefixes)
+    for used in taken:
+        remaining: list[IpNetwork] = []
+        for block in free:
+            if block.version != used.version or not block.overlaps(used):
+                remaining.append(block)
+            elif not used.supernet_of(block):  # type: ignore[arg-type]
+                # CIDRs nest or are disjoint: this block holds ``used`` and keeps the rest
+                remaining.extend(block.address_exclude(used))  # type: ignore[arg-type]
+        free = compact(remaining)
+    return free
+
+
+def first_fit(free: Sequence[IpNetwork], prefixlen: int) -> IpNetwork | None:
+    """A ``/prefixlen`` from the free blocks, as Neutron picks it: the first one of the
+    smallest block that holds it (the lowest such block), so big blocks stay whole."""
+    fitting = [block for block in free if block.prefixlen <= prefixlen]
+    if not fitting:
+        return None
+    block = max(fitting, key=lambda b: (b.prefixlen, -int(b.network_address)))
+    return ipaddress.ip_network((block.network_address, prefixlen))
+
+
+def holds(free: Sequence[IpNetwork], cidr: IpNetwork) -> bool:
+    """Whether ``cidr`` lies wholly inside one free block."""
+    return any(
+        block.version == cidr.version and block.supernet_of(cidr)  # type: ignore[arg-type]
+        for block in free
+    )

@@ -27,6 +27,7 @@ COLLECTION_KINDS = {
     "routers": "router",
     "floatingips": "floatingip",
     "security-groups": "security_group",
+    "subnetpools": "subnetpool",
 }
 #: (alias, name, description) of the extensions the simulation implements
 EXTENSIONS = (
@@ -51,20 +52,40 @@ EXTENSIONS = (
     ("router_availability_zone", "Router Availability Zone", "Router AZ hints"),
     ("provider", "Provider Network", "The provider:* network attributes"),
     ("segment", "Segment", "Network segments (one per network)"),
+    ("subnet_allocation", "Subnet Allocation", "Allocation of subnets from a subnet pool"),
+    ("default-subnetpools", "Default Subnetpools", "Default pools and use_default_subnetpool"),
 )
 
 SEED_PROJECT = ""  # the seed belongs to the cloud, not to a project
 PUBLIC_NETWORK = "public"
 PUBLIC_SUBNET = "public-subnet"
 PUBLIC_CIDR = "172.24.4.0/24"
+#: devstack's name and default prefix length; a /16 (devstack: a /22) leaves room for many
+DEFAULT_POOL = "shared-default-subnetpool-v4"
+DEFAULT_POOL_PREFIXES = ("10.0.0.0/16",)
+DEFAULT_POOL_PREFIXLEN = 26
 
 
 class NetworkModel(FloatingIpOps):
     """The simulated Neutron v2.0."""
 
     def seed(self) -> None:
-        """The external network ``public`` and its subnet, unless already there."""
+        """The external network ``public`` and its subnet, and the shared default IPv4
+        subnet pool, unless already there."""
         with self.store.lock:
+            if not self.store.find("subnetpool", name=DEFAULT_POOL):
+                self._create_subnetpool(
+                    None,
+                    {
+                        "name": DEFAULT_POOL,
+                        "prefixes": list(DEFAULT_POOL_PREFIXES),
+                        "default_prefixlen": DEFAULT_POOL_PREFIXLEN,
+                        "shared": True,
+                        "is_default": not self.store.find(
+                            "subnetpool", is_default=True, ip_version=4
+                        ),
+                    },
+                )
             existing = [
                 n
                 for n in self.store.find("network", name=PUBLIC_NETWORK)

@@ -132,6 +132,11 @@ class PortOps(SubnetOps):
         with self.store.lock:
             return self._create_port(CloudScope(project_id=project_id), body)
 
+    def get_port_internal(self, port_id: str) -> Doc:
+        """The port (NotFound when absent), whoever owns it."""
+        with self.store.lock:
+            return self._port(port_id)
+
     def bind_port(
         self, port_id: str, device_id: str, device_owner: str, host: str = "sandbox"
     ) -> Doc:

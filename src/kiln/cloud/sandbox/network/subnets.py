@@ -1,10 +1,11 @@
 """Subnets in the simulated Neutron (reference section 4.2).
 
 Creation checks the network (404 unknown, 403 another project's unshared network), the
-CIDR (canonical, of ``ip_version``, not overlapping the network's other subnets), the
-gateway (omitted: first host; ``null``: none) and the allocation pools (default: the
-host range minus the gateway). Deleting is refused (409 ``SubnetInUse``) while ports
-other than DHCP ports hold addresses on it; router interface ports count.
+CIDR (canonical, of ``ip_version``, not overlapping the network's other subnets; or taken
+from a subnet pool, see :mod:`~kiln.cloud.sandbox.network.subnet_pools`), the gateway
+(omitted: first host; ``null``: none) and the allocation pools (default: the host range
+minus the gateway). Deleting is refused (409 ``SubnetInUse``) while ports other than DHCP
+ports hold addresses on it; router interface ports count.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from kiln.cloud.sandbox.network.ipam import (
     parse_cidr,
     parse_pools,
 )
-from kiln.cloud.sandbox.network.networks import AUTO_DELETED_OWNERS, NetworkOps
+from kiln.cloud.sandbox.network.networks import AUTO_DELETED_OWNERS
+from kiln.cloud.sandbox.network.subnet_pools import SubnetPoolOps
 
 SUBNET_UPDATE_FIELDS = frozenset(
     {
@@ -70,7 +72,7 @@ def _ipam(call: Any, *args: Any) -> Any:
         raise neutron_error(exc.status, exc.kind, exc.message) from exc
 
 
-class SubnetOps(NetworkOps):
+class SubnetOps(SubnetPoolOps):
     """Subnet operations."""
 
     def create_subnet(self, scope: CloudScope, body: Mapping[str, Any]) -> Doc:
@@ -177,19 +179,26 @@ class SubnetOps(NetworkOps):
                 and not network_doc.get("shared")
             ):
                 raise forbidden(f"Not allowed to create a subnet on network {network_id}.")
-        if body.get("subnetpool_id") or body.get("use_default_subnetpool"):
-            raise neutron_error(
-                404, "SubnetPoolNotFound", f"Subnet pool {body.get('subnetpool_id')} not found."
+        if body.get("cidr") and body.get("prefixlen") is not None:
+            raise bad_request(
+                "Bad subnets request: cidr and prefixlen must not be supplied together.",
+                "BadRequest",
             )
-        if not body.get("cidr"):
-            raise bad_request("A cidr must be specified in the absence of a subnet pool.")
-        try:
-            ip_version = int(body.get("ip_version", 4))
-        except (TypeError, ValueError) as exc:
-            raise bad_request(f"Invalid ip_version {body.get('ip_version')!r}.") from exc
-        if ip_version not in (4, 6):
-            raise bad_request(f"Invalid ip_version {ip_version}: must be 4 or 6.")
-        network = _ipam(parse_cidr, body["cidr"], ip_version)
+        pool = self._subnetpool_of(scope, body)
+        ip_version: int
+        if pool is not None:
+            network = self._allocate_from_pool(pool, project, body)
+            ip_version = network.version
+        else:
+            if not body.get("cidr"):
+                raise bad_request("A cidr must be specified in the absence of a subnet pool.")
+            try:
+                ip_version = int(body.get("ip_version", 4))
+            except (TypeError, ValueError) as exc:
+                raise bad_request(f"Invalid ip_version {body.get('ip_version')!r}.") from exc
+            if ip_version not in (4, 6):
+                raise bad_request(f"Invalid ip_version {ip_version}: must be 4 or 6.")
+            network = _ipam(parse_cidr, body["cidr"], ip_version)
         for mode in ("ipv6_ra_mode", "ipv6_address_mode"):
             if body.get(mode) is not None and (ip_version != 6 or body[mode] not in _IPV6_MODES):
                 raise bad_request(f"Invalid {mode} {body[mode]!r} for an IPv{ip_version} subnet.")
@@ -200,6 +209,7 @@ class SubnetOps(NetworkOps):
                     f"Invalid input for operation: Requested subnet with cidr: {network} for "
                     f"network: {network_doc['id']} overlaps with another subnet."
                 )
+        self._check_pool_affinity(network_doc, ip_version, pool["id"] if pool else None)
         if "gateway_ip" in body:
             gateway = self._gateway(network, body["gateway_ip"]) if body["gateway_ip"] else None
         else:
@@ -222,7 +232,7 @@ class SubnetOps(NetworkOps):
                 "host_routes": list(body.get("host_routes") or []),
                 "ipv6_ra_mode": body.get("ipv6_ra_mode"),
                 "ipv6_address_mode": body.get("ipv6_address_mode"),
-                "subnetpool_id": None,
+                "subnetpool_id": pool["id"] if pool else None,
                 "segment_id": body.get("segment_id"),
                 "service_types": list(body.get("service_types") or []),
             }

@@ -162,7 +162,9 @@ def _is_heat(resource_type: str) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10 web servers only.")
-    parser.add_argument("--workers", type=int, default=64, help="Engine worker threads.")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="Engine worker threads (kiln all's default)."
+    )
     args = parser.parse_args()
     sizes = [10] if args.quick else [10, 100]
     results = []
@@ -171,14 +173,9 @@ def main() -> None:
             base = pathlib.Path(tmp)
             config = base / "sandbox.yaml"
             config.write_text(yaml.safe_dump({"latency": {"*": latency}}))
+            workers = [] if args.workers is None else ["--workers", str(args.workers)]
             server = start_server(
-                base,
-                "--sandbox-config",
-                str(config),
-                "--workers",
-                str(args.workers),
-                "--max-tasks-per-stack",
-                "0",
+                base, "--sandbox-config", str(config), *workers, "--max-tasks-per-stack", "0"
             )
             try:
                 for count in sizes:

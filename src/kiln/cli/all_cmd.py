@@ -63,7 +63,9 @@ class Embedded:
     no_auth: bool = False
     #: engine worker threads: each waits out one cloud call at a time, so a cloud with
     #: latency needs many (the database work itself is serialised on SQLite)
-    workers: int = 64
+    #: a worker thread waits out each cloud call: at 200 ms a call, 100 servers' calls
+    #: need about this many to keep up with their dependency graph (bench_cloud)
+    workers: int = 128
     public_host: str | None = None
     #: oslo.messaging URL (``rabbit://...``) for API-to-engine calls; None: in process
     transport_url: str | None = None
@@ -222,7 +224,7 @@ def _native_pipeline(
 @click.option(
     "--workers",
     type=int,
-    default=64,
+    default=128,
     show_default=True,
     help="Engine worker threads (each waits out one cloud call at a time).",
 )

@@ -97,7 +97,7 @@ STACK_DOMAIN_OPTS: list[cfg.Opt] = [
 ENGINE_OPTS: list[cfg.Opt] = [
     cfg.IntOpt(
         "workers",
-        default=64,
+        default=128,
         min=1,
         help="Worker threads of one engine process; each runs one step at a time and "
         "waits out one cloud call (kiln engine --workers overrides).",

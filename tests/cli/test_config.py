@@ -109,7 +109,7 @@ def test_files_given_win_over_the_environment(
 def test_each_load_is_private(tmp_path: pathlib.Path) -> None:
     first = config.load([write(tmp_path, "a.conf", "[engine]\nworkers = 3\n")])
     second = config.load([])
-    assert (first.engine.workers, second.engine.workers) == (3, 64)
+    assert (first.engine.workers, second.engine.workers) == (3, 128)
 
 
 # -- helpers -----------------------------------------------------------------------------------

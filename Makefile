@@ -54,7 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_template.py
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_api.py
-	$(BIN)/python benchmarks/bench_cloud.py --workers 128
+	$(BIN)/python benchmarks/bench_cloud.py
 	$(BIN)/python benchmarks/bench_scale.py
 
 clean:

@@ -136,3 +136,14 @@ def test_services_up_within_two_report_intervals(parts, handlers):
 
 def test_build_info(handlers):
     assert handlers.build_info(cm.GetBuildInfo(CTX)).engine_revision == "r-42"
+
+
+def test_services_judge_engines_by_the_configured_heartbeat(tmp_path):
+    db = open_database(f"sqlite:///{tmp_path / 'kiln.db'}")
+    parts = build_engine(db, engine_id="e1", clock=VirtualClock(), heartbeat_interval=0.5)
+    start = parts.deps.clock.now()
+    with dbe.write(db) as conn:
+        edb.register_engine(conn, "e-a", host="h1", pid=1, now=start)
+    parts.deps.clock.advance(2)  # four missed heartbeats: down, not within 2 x 5 s
+    (service,) = parts.handlers[cm.ListServices](cm.ListServices(CTX)).services
+    assert (service.status, service.report_interval) == ("down", 1)

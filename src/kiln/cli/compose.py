@@ -20,7 +20,7 @@ from kiln.core.clock import Clock, SystemClock
 from kiln.db.engine import create_engine
 from kiln.db.migrate import upgrade
 from kiln.db.software import StoredConfigs
-from kiln.engine.catalog_handlers import CatalogHandlers
+from kiln.engine.catalog_handlers import REPORT_INTERVAL, CatalogHandlers
 from kiln.engine.cloud_constraints import register_cloud_constraints
 from kiln.engine.handlers import EngineHandlers
 from kiln.engine.resource_handlers import ResourceHandlers
@@ -83,6 +83,7 @@ def build_engine(
     max_concurrent_tasks_per_stack: int = 64,
     cloud: CloudConnector | None = None,
     global_environment: GlobalEnvironment | None = None,
+    heartbeat_interval: float = REPORT_INTERVAL,
     **settings: Any,
 ) -> EngineParts:
     """``settings``: further ``EngineDeps`` fields (``lease``, ``limits``,
@@ -109,7 +110,8 @@ def build_engine(
     deps.clients = {"software_config": StoredConfigs(db), **deps.clients}
     service = StackService(deps, wake=notifier.notify)
     handlers = EngineHandlers(service).table()
-    handlers.update(CatalogHandlers(service).table())
+    # the services listing judges engines by the interval they really report at
+    handlers.update(CatalogHandlers(service, report_interval=heartbeat_interval).table())
     handlers.update(SoftwareHandlers(service).table())
     handlers.update(ResourceHandlers(service).table())
     return EngineParts(deps, service, notifier, handlers)

@@ -78,6 +78,7 @@ class EngineProcess:
             ),
             default_timeout_mins=max(1, conf.stack_action_timeout // 60),
             global_environment=read_environment_dir(conf.environment_dir),
+            heartbeat_interval=conf.engine.heartbeat_interval,
             clients={
                 ENDPOINTS: HeatEndpoints(
                     metadata_server_url=conf.heat_metadata_server_url,

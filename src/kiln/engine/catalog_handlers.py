@@ -8,6 +8,7 @@ Heat's up/down rule (seen within two report intervals).
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
@@ -34,7 +35,7 @@ class CatalogHandlers:
         self,
         service: StackService,
         *,
-        report_interval: int = REPORT_INTERVAL,
+        report_interval: float = REPORT_INTERVAL,
         revision: str = "unknown",
     ) -> None:
         self.service = service
@@ -126,7 +127,7 @@ class CatalogHandlers:
                     hostname=e.host,
                     binary="heat-engine",
                     topic="engine",
-                    report_interval=self.report_interval,
+                    report_interval=max(1, math.ceil(self.report_interval)),
                     created_at=e.started_at,
                     updated_at=e.heartbeat_at,
                     deleted_at=None,

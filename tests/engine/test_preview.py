@@ -6,6 +6,7 @@ import pathlib
 
 from engine_support import CALLER, make_harness
 
+from kiln.engine import stack_previews
 from kiln.engine.service import StackRequest
 from kiln.template.loader import load_template
 
@@ -37,8 +38,12 @@ def test_update_preview_sorts_resources_and_changes_nothing(tmp_path: pathlib.Pa
     h.run()
     rows_before = {r.id for r in h.service.resources(sid)}
     events_before = len(h.service.events(sid))
-    preview = h.service.preview_update(CALLER, sid, request(AFTER))
-    assert preview.as_dict() == {
+    stack = h.service.get_stack(sid)
+    preview = stack_previews.preview_update(
+        h.service, CALLER, stack, request(AFTER), show_nested=False
+    )
+    kinds = ("added", "deleted", "replaced", "updated", "unchanged")
+    assert {k: sorted(r.name for r in getattr(preview, k)) for k in kinds} == {
         "added": ["new"],
         "deleted": ["drop"],
         "replaced": ["swap"],
@@ -52,6 +57,6 @@ def test_update_preview_sorts_resources_and_changes_nothing(tmp_path: pathlib.Pa
 
 def test_create_preview_lists_resources_in_order(tmp_path: pathlib.Path) -> None:
     h = make_harness(tmp_path)
-    resources = h.service.preview_create(CALLER, request(BEFORE))
-    assert [r["name"] for r in resources] == ["keep", "change", "swap", "drop"]
-    assert resources[0]["properties"] == {"value": 1}
+    resources = stack_previews.preview_create(h.service, CALLER, request(BEFORE)).resources
+    assert [r.name for r in resources] == ["keep", "change", "swap", "drop"]
+    assert resources[0].properties == {"value": 1}

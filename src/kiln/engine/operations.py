@@ -76,17 +76,6 @@ class StackOperations:
 
         return adopt_stack(self._as_service(), caller, name, adopt_data, parameters)
 
-    # -- previews (no side effects) ----------------------------------------------------------
-    def preview_create(self, caller: Caller, request: StackRequest) -> list[dict[str, Any]]:
-        from kiln.engine.preview import preview_create
-
-        return preview_create(self._as_service(), caller, request)
-
-    def preview_update(self, caller: Caller, stack_id: str, request: StackRequest) -> Any:
-        from kiln.engine.preview import preview_update
-
-        return preview_update(self._as_service(), caller, stack_id, request)
-
     # -- suspend, resume, check --------------------------------------------------------------
     def stack_action(
         self, caller: Caller, stack_id: str, action: str, *, snapshot_name: str | None = None

@@ -17,10 +17,12 @@ from kiln.db import resources as rdb
 from kiln.db import stacks as sdb
 from kiln.db import templates as tdb
 from kiln.engine.compiled import RowState
+from kiln.engine.nested import TemplateResource
 from kiln.engine.plan import current_rows
-from kiln.engine.preview import _decide
 from kiln.engine.stack_reads import display_parameters
+from kiln.plugin.decisions import StoredResource, decide_resource_update
 from kiln.rpc import messages as m
+from kiln.template.functions.base import resolve_top
 from kiln.template.report import resolved_resources
 from kiln.template.stack import StackDefinition, StackIdentity
 
@@ -210,3 +212,43 @@ def _attribute_names(service: StackService, type_name: str) -> dict[str, None]:
     if plugin is None:
         return {}
     return dict.fromkeys(plugin.attributes_schema)
+
+
+def _decide(
+    service: StackService, definition: Any, state: RowState, name: str, res: Any, row: rdb.Resource
+) -> str:
+    runner = service.runner
+    typed = definition.typed.get(name)
+    plugin_cls = (
+        TemplateResource
+        if typed is not None and typed.implementation == "TemplateResource"
+        else service.deps.registry.plugin(getattr(getattr(typed, "type", None), "name", res.type))
+    )
+    if plugin_cls is None or row.type != res.type:
+        return "replaced"
+    try:
+        props = runner._typed(plugin_cls, resolve_top(res.properties, state) or {})
+        metadata = resolve_top(res.metadata, state)
+    except KilnError:
+        return "updated"  # cannot tell before the update runs: it will at least be visited
+    if plugin_cls is TemplateResource:
+        return "updated"  # its nested stack is converged in any case
+    decision = decide_resource_update(
+        plugin_cls(_PreviewContext(row, props)),
+        StoredResource(row.action, row.status, row.properties, row.metadata or None),
+        props,
+        metadata,
+    )
+    return {"unchanged": "unchanged", "update": "updated", "replace": "replaced"}[decision.kind]
+
+
+class _PreviewContext:
+    """Just enough context for a plugin's pure ``needs_replace`` (no I/O allowed)."""
+
+    def __init__(self, row: rdb.Resource, props: dict[str, Any]) -> None:
+        self.name = row.name
+        self.properties = props
+        self.physical_id = row.physical_id
+
+    def __getattr__(self, item: str) -> Any:
+        raise KilnError(f"a preview cannot use {item}")

@@ -9,7 +9,8 @@ type each names and the type a registry alias maps it to. A refusal is Heat's
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from kiln.core.errors import KilnError
 from kiln.template.stack import StackDefinition
@@ -28,13 +29,41 @@ def denied(type_name: str, patterns: Iterable[str]) -> bool:
     return any(p in (type_name, prefix) for p in patterns)
 
 
+#: group types and where their members' types are written in their properties
+_MEMBER_TYPES = {
+    "OS::Heat::ResourceGroup": lambda props: [(props.get("resource_def") or {}).get("type")],
+    "OS::Heat::ResourceChain": lambda props: list(props.get("resources") or []),
+}
+
+
 def check_resource_types(definition: StackDefinition, patterns: tuple[str, ...]) -> None:
-    """Raise Forbidden for the first resource whose type the caller may not use."""
+    """Raise Forbidden for the first resource whose type the caller may not use: in the
+    template, in the templates of its template resources, and as a group's members
+    (a nested stack is made by the engine, where the caller's policy is not known)."""
+    for type_name in _types_used(definition):
+        if denied(type_name, patterns):
+            raise Forbidden(type_name)
+
+
+def _types_used(definition: StackDefinition) -> Iterator[str]:
     for name, resource in definition.resources.items():
-        names = [resource.type]
+        yield resource.type
         typed = definition.typed.get(name)
         if isinstance(typed, BuiltinResource):
-            names.append(typed.type.name)
-        for type_name in names:
-            if denied(type_name, patterns):
-                raise Forbidden(type_name)
+            yield typed.type.name
+            members = _MEMBER_TYPES.get(typed.type.name)
+            properties = resource.properties
+            if members is not None and isinstance(properties, Mapping):
+                yield from (t for t in _literal(members, properties) if isinstance(t, str))
+        nested = getattr(typed, "nested", None)
+        if isinstance(nested, StackDefinition):
+            yield from _types_used(nested)
+
+
+def _literal(members: Any, properties: Mapping[str, Any]) -> list[Any]:
+    """The member types a group's properties name outright (a type computed by a
+    function is not known before the group runs, and is not checked)."""
+    try:
+        return list(members(properties))
+    except (AttributeError, TypeError):
+        return []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kiln.api.policy import OsloPolicy
@@ -156,3 +158,34 @@ def test_admin_only_types_hidden_and_refused(guarded):
         guarded.client.simulate_get(guarded.url("/resource_types/OS::Heat::Value")).status_code
         == 200
     )
+
+
+NESTED_VALUE = {
+    "heat_template_version": "2021-04-16",
+    "resources": {"inner": {"type": "OS::Heat::Value", "properties": {"value": 1}}},
+}
+
+
+@pytest.mark.parametrize(
+    "resource",
+    [
+        {"type": "inner.yaml"},
+        {
+            "type": "OS::Heat::ResourceGroup",
+            "properties": {"count": 1, "resource_def": {"type": "OS::Heat::Value"}},
+        },
+        {"type": "OS::Heat::ResourceChain", "properties": {"resources": ["OS::Heat::Value"]}},
+    ],
+    ids=["template-resource", "group-member", "chain-member"],
+)
+def test_admin_only_types_are_refused_in_nested_stacks_too(guarded, resource):
+    body = {
+        "stack_name": "nested-policy",
+        "template": {"heat_template_version": "2021-04-16", "resources": {"outer": resource}},
+        "files": {"inner.yaml": json.dumps(NESTED_VALUE)},
+    }
+    refused = guarded.client.simulate_post(guarded.url("/stacks"), json=body)
+    assert refused.status_code == 403, refused.json
+    assert refused.json["error"]["message"] == "You are not authorized to use OS::Heat::Value."
+    guarded.as_user(roles=ADMIN_ROLES)
+    assert guarded.client.simulate_post(guarded.url("/stacks"), json=body).status_code == 201

@@ -410,11 +410,23 @@ def test_load_from_four_projects(cluster: Cluster) -> None:
         for i, p in enumerate(projects)
     ]
     jobs = [(i, j) for i in range(4) for j in range(5)]
+    projects_of = [conn.current_project_id for conn in conns]
     template = servers_template(1)
     template["resources"]["names"] = {
         "type": "OS::Heat::ResourceGroup",
         "properties": {"count": 5, "resource_def": {"type": "OS::Heat::RandomString"}},
     }
+    # each server's agent gets a stack user: Keystone through the engines' stack domain admin
+    template["resources"]["server0"]["properties"].update(
+        user_data_format="SOFTWARE_CONFIG", software_config_transport="POLL_SERVER_HEAT"
+    )
+    admin = cluster.connect(user="admin", project="admin")
+    stack_domain = admin.identity.find_domain("heat", ignore_missing=False)
+
+    def stack_users() -> tuple[list[str], list[str]]:
+        projects = admin.identity.projects(domain_id=stack_domain.id)
+        users = admin.identity.users(domain_id=stack_domain.id)
+        return sorted(p.name for p in projects), sorted(u.name for u in users)
 
     def make(job: tuple[int, int]) -> str:
         i, j = job
@@ -428,6 +440,11 @@ def test_load_from_four_projects(cluster: Cluster) -> None:
         names = sorted(s.name for s in conn.orchestration.stacks())
         assert names == [f"load-{i}-{j}" for j in range(5)]  # only its own stacks
         assert len(list(conn.compute.servers())) == 5
+    projects, users = stack_users()
+    assert projects == sorted(
+        f"{projects_of[i]}-{stack_id}"[:64] for (i, _j), stack_id in zip(jobs, ids, strict=True)
+    )
+    assert len(users) == 21  # a user per server, and the domain's admin
 
     def remove(job: tuple[tuple[int, int], str]) -> None:
         (i, _j), stack_id = job
@@ -442,6 +459,7 @@ def test_load_from_four_projects(cluster: Cluster) -> None:
         assert list(conn.compute.servers()) == []
         assert list(conn.network.ports(project_id=conn.current_project_id)) == []
         assert list(conn.network.networks(project_id=conn.current_project_id)) == []
+    assert stack_users() == ([], ["heat_domain_admin"])  # the stacks' users went with them
     stuck = sql(
         cluster,
         "SELECT COUNT(*) AS n FROM node_task t JOIN traversal v ON v.id = t.traversal_id "

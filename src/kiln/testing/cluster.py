@@ -208,7 +208,13 @@ class Cluster:
             "project_name": "admin",
         }
         sections: dict[str, dict[str, Any]] = {
-            "DEFAULT": {"transport_url": self.transport_url, "rpc_response_timeout": 15},
+            "DEFAULT": {
+                "transport_url": self.transport_url,
+                "rpc_response_timeout": 15,
+                # the sandbox's stack-user domain admin has its admin password
+                "stack_domain_admin": "heat_domain_admin",
+                "stack_domain_admin_password": self.passwords["admin"],
+            },
             "database": {"connection": self.database_url},
             "keystone_authtoken": {
                 "www_authenticate_uri": identity,

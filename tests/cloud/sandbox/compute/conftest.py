@@ -9,10 +9,13 @@ from falcon import testing
 
 from kiln.cloud.api.errors import Unauthorized
 from kiln.cloud.api.scope import CloudScope
+from kiln.cloud.sandbox.block_storage.model import BlockStorageModel
 from kiln.cloud.sandbox.cloud import SandboxCloud
 from kiln.cloud.sandbox.compute.adapter import ComputeAdapter
 from kiln.cloud.sandbox.compute.app import create_compute_app
 from kiln.cloud.sandbox.compute.model import ComputeModel
+from kiln.cloud.sandbox.image.model import ImageModel
+from kiln.cloud.sandbox.network.model import NetworkModel
 
 DEMO = CloudScope("demo-project", "demo-user", frozenset({"member"}))
 OTHER = CloudScope("other-project", "other-user", frozenset({"member"}))
@@ -61,3 +64,23 @@ def admin(model: ComputeModel) -> ComputeAdapter:
 @pytest.fixture
 def client(cloud: SandboxCloud) -> testing.TestClient:
     return testing.TestClient(create_compute_app(cloud, StaticTokens()))
+
+
+# -- a whole cloud: compute with the network, image and volume services it talks to --------
+@pytest.fixture
+def full() -> SandboxCloud:
+    cloud = SandboxCloud()
+    for name, model in (
+        ("compute", ComputeModel(cloud)),
+        ("network", NetworkModel(cloud)),
+        ("image", ImageModel(cloud)),
+        ("block_storage", BlockStorageModel(cloud)),
+    ):
+        cloud.add(name, model)
+        model.seed()
+    return cloud
+
+
+@pytest.fixture
+def compute(full: SandboxCloud) -> ComputeAdapter:
+    return ComputeAdapter(full.compute, DEMO)

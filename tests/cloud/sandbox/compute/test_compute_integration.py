@@ -8,31 +8,8 @@ import pytest
 
 from conftest import DEMO
 from kiln.cloud.api.errors import BadRequest, NotFound
-from kiln.cloud.sandbox.block_storage.model import BlockStorageModel
 from kiln.cloud.sandbox.cloud import SandboxCloud
 from kiln.cloud.sandbox.compute.adapter import ComputeAdapter
-from kiln.cloud.sandbox.compute.model import ComputeModel
-from kiln.cloud.sandbox.image.model import ImageModel
-from kiln.cloud.sandbox.network.model import NetworkModel
-
-
-@pytest.fixture
-def full() -> SandboxCloud:
-    cloud = SandboxCloud()
-    for name, model in (
-        ("compute", ComputeModel(cloud)),
-        ("network", NetworkModel(cloud)),
-        ("image", ImageModel(cloud)),
-        ("block_storage", BlockStorageModel(cloud)),
-    ):
-        cloud.add(name, model)
-        model.seed()
-    return cloud
-
-
-@pytest.fixture
-def compute(full: SandboxCloud) -> ComputeAdapter:
-    return ComputeAdapter(full.compute, DEMO)
 
 
 @pytest.fixture

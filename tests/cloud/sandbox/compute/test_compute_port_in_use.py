@@ -12,27 +12,6 @@ from kiln.cloud.api.errors import Conflict, NotFound
 from kiln.cloud.sandbox.cloud import SandboxCloud
 from kiln.cloud.sandbox.compute.adapter import ComputeAdapter
 from kiln.cloud.sandbox.compute.app import create_compute_app
-from kiln.cloud.sandbox.compute.model import ComputeModel
-from kiln.cloud.sandbox.image.model import ImageModel
-from kiln.cloud.sandbox.network.model import NetworkModel
-
-
-@pytest.fixture
-def full() -> SandboxCloud:
-    cloud = SandboxCloud()
-    for name, model in (
-        ("compute", ComputeModel(cloud)),
-        ("network", NetworkModel(cloud)),
-        ("image", ImageModel(cloud)),
-    ):
-        cloud.add(name, model)
-        model.seed()
-    return cloud
-
-
-@pytest.fixture
-def compute(full: SandboxCloud) -> ComputeAdapter:
-    return ComputeAdapter(full.compute, DEMO)
 
 
 @pytest.fixture

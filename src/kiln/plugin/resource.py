@@ -49,8 +49,6 @@ class Resource:
     #: a changed definition is recorded but never updated nor replaced (OS::Heat::None)
     ignores_changes: ClassVar[bool] = False
     supports_snapshot: ClassVar[bool] = False
-    #: replacement order: create the new one first (Heat's convergence default)
-    create_before_delete: ClassVar[bool] = True
     #: the resource runs a child stack: the engine also updates it when the parent's
     #: environment or files change, not only when its properties do
     owns_child_stack: ClassVar[bool] = False

@@ -459,7 +459,13 @@ def test_load_from_four_projects(cluster: Cluster) -> None:
         assert list(conn.compute.servers()) == []
         assert list(conn.network.ports(project_id=conn.current_project_id)) == []
         assert list(conn.network.networks(project_id=conn.current_project_id)) == []
-    assert stack_users() == ([], ["heat_domain_admin"])  # the stacks' users went with them
+    # the stacks' users went with them; a project goes just after its stack's last step
+    wait_for(
+        cluster,
+        "the stack-user projects to go",
+        lambda: stack_users() == ([], ["heat_domain_admin"]),
+        timeout=30,
+    )
     stuck = sql(
         cluster,
         "SELECT COUNT(*) AS n FROM node_task t JOIN traversal v ON v.id = t.traversal_id "

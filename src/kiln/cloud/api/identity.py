@@ -46,6 +46,24 @@ class Role(Record):
     """A Keystone role."""
 
 
+def ec2_blob(access: str, secret: str) -> str:
+    """The ``blob`` of an ``ec2`` credential (what :class:`Ec2Credential` reads back)."""
+    return json.dumps({"access": access, "secret": secret})
+
+
+def password_auth(user_id: str, password: str, project_id: str) -> dict[str, Any]:
+    """``POST /v3/auth/tokens`` body: password auth as a user, scoped to a project."""
+    return {
+        "auth": {
+            "identity": {
+                "methods": ["password"],
+                "password": {"user": {"id": user_id, "password": password}},
+            },
+            "scope": {"project": {"id": project_id}},
+        }
+    }
+
+
 class Ec2Credential(Record):
     """A credential of type ``ec2``: its JSON ``blob`` holds the access key and secret."""
 

@@ -9,7 +9,6 @@ admin's token, with the user's own password.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
@@ -17,7 +16,14 @@ from urllib.parse import quote
 from keystoneauth1 import exceptions as ksa_exc
 
 from kiln.cloud.api.errors import NotFound, Unavailable, error_for_status
-from kiln.cloud.api.identity import Ec2Credential, Project, Role, User
+from kiln.cloud.api.identity import (
+    Ec2Credential,
+    Project,
+    Role,
+    User,
+    ec2_blob,
+    password_auth,
+)
 from kiln.cloud.openstack.rest import RestClient, error_message
 
 
@@ -155,7 +161,7 @@ class OpenStackStackDomain:
                 "type": "ec2",
                 "user_id": user_id,
                 "project_id": project_id,
-                "blob": json.dumps({"access": access, "secret": secret}),
+                "blob": ec2_blob(access, secret),
             }
         }
         return Ec2Credential(self.rest.post("/credentials", body)["credential"])
@@ -169,15 +175,7 @@ class OpenStackStackDomain:
 
     # -- tokens ---------------------------------------------------------------------------
     def user_token(self, user_id: str, password: str, project_id: str) -> str:
-        body = {
-            "auth": {
-                "identity": {
-                    "methods": ["password"],
-                    "password": {"user": {"id": user_id, "password": password}},
-                },
-                "scope": {"project": {"id": project_id}},
-            }
-        }
+        body = password_auth(user_id, password, project_id)
         session = self.rest.proxy.session
         try:
             response = session.post(

@@ -8,14 +8,20 @@ identity service's own errors become :mod:`kiln.cloud.api.errors`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
 from kiln.cloud.api.errors import Forbidden, NotFound, error_for_status
-from kiln.cloud.api.identity import Ec2Credential, Project, Role, User
+from kiln.cloud.api.identity import (
+    Ec2Credential,
+    Project,
+    Role,
+    User,
+    ec2_blob,
+    password_auth,
+)
 from kiln.cloud.sandbox.identity import documents
 from kiln.cloud.sandbox.identity.authenticate import authenticate
 from kiln.cloud.sandbox.identity.ec2 import (
@@ -151,7 +157,7 @@ class StackDomainAdapter:
         self, user_id: str, project_id: str, *, access: str, secret: str
     ) -> Ec2Credential:
         self._in_domain(self._call(lambda: self.store.get_user(user_id)).domain_id)
-        blob = json.dumps({"access": access, "secret": secret})
+        blob = ec2_blob(access, secret)
         credential = self._call(
             lambda: create_credential(
                 self.store, user_id=user_id, type="ec2", blob=blob, project_id=project_id
@@ -177,14 +183,6 @@ class StackDomainAdapter:
 
     # -- tokens ---------------------------------------------------------------------------
     def user_token(self, user_id: str, password: str, project_id: str) -> str:
-        body = {
-            "auth": {
-                "identity": {
-                    "methods": ["password"],
-                    "password": {"user": {"id": user_id, "password": password}},
-                },
-                "scope": {"project": {"id": project_id}},
-            }
-        }
+        body = password_auth(user_id, password, project_id)
         token_id, _info = self._call(lambda: authenticate(self.store, self.identity.tokens, body))
         return token_id
